@@ -1,0 +1,308 @@
+//! `Sim`: the handle through which simulated code makes every decision.
+//!
+//! One run of a scenario gets one fresh `Sim`. Every nondeterministic decision — crash or
+//! continue, what happens to a call, which message is delivered next — goes through
+//! [`Sim::choose`], which takes its answer from the driver (exhaustive, random or replay)
+//! and appends it to the run's *choice path*. Option 0 is always "nothing unusual", so a
+//! path of zeros is the fault-free run and a schedule's fault count is the number of
+//! non-zero choices in its path.
+
+use super::rng::Rng;
+use std::fmt;
+
+/// The error that a crash point returns. Code propagates it with `?`; the scenario then
+/// drops every volatile value (it goes out of scope), keeps what is durable (files,
+/// SQLite databases, the simulated services' stores) and runs the recovery code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crash {
+    pub point: &'static str,
+}
+
+impl fmt::Display for Crash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "crashed at {}", self.point)
+    }
+}
+
+impl std::error::Error for Crash {}
+
+/// What really happens to one call to a simulated service. The caller never sees this
+/// value; the service turns it into a response or an error code, and the trace records it
+/// as the truth beside what the caller saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// Applied, and the response arrives.
+    Ok,
+    /// Refused before it was applied, with a definite error (e.g. UNAVAILABLE, ABORTED).
+    Rejected,
+    /// Applied, but the response is lost: the caller sees an indefinite error
+    /// (e.g. DEADLINE_EXCEEDED).
+    AppliedResponseLost,
+    /// Never applied, and the caller sees the same indefinite error.
+    NotApplied,
+    /// Not applied yet: the request is still in flight and lands later, after the caller
+    /// has already seen the indefinite error.
+    AppliedLater,
+}
+
+impl Fate {
+    pub const ALL: [Fate; 5] = [
+        Fate::Ok,
+        Fate::Rejected,
+        Fate::AppliedResponseLost,
+        Fate::NotApplied,
+        Fate::AppliedLater,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Fate::Ok => "ok",
+            Fate::Rejected => "rejected (definite)",
+            Fate::AppliedResponseLost => "applied, response lost",
+            Fate::NotApplied => "not applied",
+            Fate::AppliedLater => "applied later",
+        }
+    }
+
+    /// True when the caller cannot tell from the response whether the effect happened.
+    pub fn is_indefinite(self) -> bool {
+        matches!(
+            self,
+            Fate::AppliedResponseLost | Fate::NotApplied | Fate::AppliedLater
+        )
+    }
+}
+
+/// One recorded decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub site: &'static str,
+    pub option: &'static str,
+    pub index: usize,
+    /// How many options the driver may still explore here (1 once the fault budget is
+    /// spent or the run is healed).
+    pub arity: usize,
+}
+
+/// The glyph in the first column of a timeline line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Glyph {
+    Normal,
+    /// `!` a crash.
+    Crash,
+    /// `^` recovery after a crash.
+    Recover,
+    /// `~` an indefinite outcome: the caller does not know what happened.
+    Indefinite,
+    /// `x` a definite error.
+    Error,
+    /// `*` a fault injected into the world (a lost ack, a stale owner waking up).
+    Fault,
+}
+
+impl Glyph {
+    pub fn symbol(self) -> char {
+        match self {
+            Glyph::Normal => ' ',
+            Glyph::Crash => '!',
+            Glyph::Recover => '^',
+            Glyph::Indefinite => '~',
+            Glyph::Error => 'x',
+            Glyph::Fault => '*',
+        }
+    }
+}
+
+/// One line of the timeline: what a participant saw, and what was really true.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub tick: u64,
+    pub actor: &'static str,
+    pub glyph: Glyph,
+    pub client: String,
+    pub truth: String,
+}
+
+pub(crate) enum Source {
+    /// Follow `prefix`, then take option 0 (exhaustive exploration and replay).
+    Path { prefix: Vec<usize> },
+    /// Take a fault with probability `num/den` at each choice, uniformly among the faults.
+    Random { rng: Rng, num: u64, den: u64 },
+}
+
+/// The fault core's handle for one run.
+pub struct Sim {
+    source: Source,
+    budget: usize,
+    healed: bool,
+    path: Vec<Choice>,
+    faults: usize,
+    clock: u64,
+    recording: bool,
+    events: Vec<Event>,
+    diverged: bool,
+}
+
+impl Sim {
+    pub(crate) fn new(source: Source, budget: usize, recording: bool) -> Self {
+        Sim {
+            source,
+            budget,
+            healed: false,
+            path: Vec::new(),
+            faults: 0,
+            clock: 0,
+            recording,
+            events: Vec::new(),
+            diverged: false,
+        }
+    }
+
+    /// A run with no faults at all: every choice takes option 0. Handy in examples and
+    /// observe phases that describe a fault-free world.
+    pub fn fault_free() -> Self {
+        Sim::new(Source::Path { prefix: Vec::new() }, 0, false)
+    }
+
+    /// A run that follows `path` (the indices of a replay token) and records its timeline.
+    pub fn replaying(path: &[usize]) -> Self {
+        Sim::new(
+            Source::Path {
+                prefix: path.to_vec(),
+            },
+            usize::MAX,
+            true,
+        )
+    }
+
+    /// The one choice primitive. Option 0 must be "nothing unusual happens".
+    pub fn choose(&mut self, site: &'static str, options: &[&'static str]) -> usize {
+        assert!(!options.is_empty(), "choice {site} has no options");
+        self.clock += 1;
+        let position = self.path.len();
+        let open = !self.healed && self.faults < self.budget && options.len() > 1;
+        let arity = if open { options.len() } else { 1 };
+        let mut index = match &mut self.source {
+            Source::Path { prefix } => prefix.get(position).copied().unwrap_or(0),
+            Source::Random { rng, num, den } => {
+                if open && rng.chance(*num, *den) {
+                    1 + rng.below(options.len() as u64 - 1) as usize
+                } else {
+                    0
+                }
+            }
+        };
+        if index >= arity {
+            // A token from another version of the code, or one that asks for more faults
+            // than this run allows: take the normal path and say so in the report.
+            self.diverged = index != 0 || self.diverged;
+            index = 0;
+        }
+        if index != 0 {
+            self.faults += 1;
+        }
+        self.path.push(Choice {
+            site,
+            option: options[index],
+            index,
+            arity,
+        });
+        index
+    }
+
+    /// A named crash point. Returns `Err(Crash)` when the schedule crashes here; the caller
+    /// propagates it with `?`. The actor in the timeline is the name's part before `:`.
+    pub fn crash_point(&mut self, point: &'static str) -> Result<(), Crash> {
+        if self.choose(point, &["continue", "crash"]) == 0 {
+            return Ok(());
+        }
+        let actor = point.split(':').next().unwrap_or(point);
+        self.event(actor, Glyph::Crash, || {
+            (format!("crash at {point}"), "volatile state lost".into())
+        });
+        Err(Crash { point })
+    }
+
+    /// Decides the fate of one call among `allowed` (whose first entry must be
+    /// [`Fate::Ok`]). Services call this; application code only sees the response.
+    pub fn fate(&mut self, site: &'static str, allowed: &[Fate]) -> Fate {
+        assert_eq!(allowed.first(), Some(&Fate::Ok), "{site}: option 0 must be Ok");
+        let labels: Vec<&'static str> = allowed.iter().map(|f| f.label()).collect();
+        allowed[self.choose(site, &labels)]
+    }
+
+    /// From now on every choice is option 0: the faulty phase is over and the scenario
+    /// checks that the system converges (the "heal" of a safety-then-liveness run).
+    pub fn heal(&mut self) {
+        self.healed = true;
+    }
+
+    pub fn is_healed(&self) -> bool {
+        self.healed
+    }
+
+    /// Records one timeline line. The closure runs only when the run is recording (replay
+    /// and failure reports), so exploration does not pay for formatting.
+    pub fn event(
+        &mut self,
+        actor: &'static str,
+        glyph: Glyph,
+        describe: impl FnOnce() -> (String, String),
+    ) {
+        if self.recording {
+            let (client, truth) = describe();
+            self.events.push(Event {
+                tick: self.clock,
+                actor,
+                glyph,
+                client,
+                truth,
+            });
+        }
+    }
+
+    /// Records a line that has no hidden truth.
+    pub fn note(&mut self, actor: &'static str, describe: impl FnOnce() -> String) {
+        self.event(actor, Glyph::Normal, || (describe(), String::new()));
+    }
+
+    /// The logical clock: one tick per choice, plus explicit [`Sim::advance`]s. No wall
+    /// clock is ever read.
+    pub fn now(&self) -> u64 {
+        self.clock
+    }
+
+    pub fn advance(&mut self, ticks: u64) {
+        self.clock += ticks;
+    }
+
+    pub fn faults(&self) -> usize {
+        self.faults
+    }
+
+    pub fn path(&self) -> &[Choice] {
+        &self.path
+    }
+
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    pub fn is_recording(&self) -> bool {
+        self.recording
+    }
+
+    /// True when a replayed token asked for a choice this code does not offer.
+    pub fn diverged(&self) -> bool {
+        self.diverged
+    }
+
+    /// The faults this run took, as `site=option`.
+    pub fn fault_list(&self) -> Vec<String> {
+        self.path
+            .iter()
+            .filter(|c| c.index != 0)
+            .map(|c| format!("{}={}", c.site, c.option))
+            .collect()
+    }
+}

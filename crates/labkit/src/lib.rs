@@ -1,0 +1,17 @@
+//! The lab kit: what every lab uses to report what it observed, and the deterministic
+//! fault core its build phase is graded with.
+//!
+//! * [`Observation`] collects a lab run's *checks* (claims about what happened, with the
+//!   verdict the code observed) and the observed answers to its multiple-choice
+//!   *questions*; [`Report`] is the JSON the `cargo labs` CLI reads.
+//! * [`fault`] is the fault core: one seeded generator, one choice primitive, crash points,
+//!   uncertain calls and the exploration drivers.
+//! * [`lab_main`] is the command line every lab binary shares.
+
+pub mod fault;
+pub mod hash;
+mod cli;
+mod report;
+
+pub use cli::{LabBinary, ReplayFn, lab_main};
+pub use report::{Observation, ObservedAnswer, ObservedCheck, Report, slug};
