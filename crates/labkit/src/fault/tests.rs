@@ -168,7 +168,7 @@ fn mark_before_send_is_caught_at_the_crash_between_mark_and_send() {
     assert_eq!(failure.faults, vec!["relay:after-mark=crash".to_string()]);
     let report = failure.to_string();
     assert!(report.contains("Let m2 be an outbox row."), "{report}");
-    assert!(report.contains("replay: cargo labs replay 00 toy v1:0.0.0.1"), "{report}");
+    assert!(report.contains("replay: cargo labs replay 00 toy v1:0.0.0.0.1"), "{report}");
     assert!(report.contains("  relay ! crash at relay:after-mark"), "{report}");
 }
 
