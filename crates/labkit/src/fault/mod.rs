@@ -11,6 +11,7 @@
 //! decision goes through the `Sim`; a scenario builds its whole world inside the closure.
 
 mod explore;
+mod matrix;
 mod rng;
 mod sim;
 mod timers;
@@ -19,6 +20,7 @@ pub use explore::{
     Exploration, Failure, RandomReport, Replay, Run, Scope, Token, Verdict, Violation,
     check_determinism, explore, explore_all, random, render_timeline, replay, shrink,
 };
+pub use matrix::{CrashMatrix, MatrixRow};
 pub use rng::{Rng, parse_seed, seed_hex};
 pub use sim::{Choice, Crash, Event, Fate, Glyph, Sim};
 pub use timers::Timers;

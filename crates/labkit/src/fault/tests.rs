@@ -244,3 +244,14 @@ fn a_panic_is_reported_as_a_bug_not_a_fault() {
     assert_eq!(failure.violation.invariant, "the code under test does not panic");
     assert!(failure.violation.explanation[0].contains("not yet implemented"));
 }
+
+#[test]
+fn the_crash_matrix_has_one_row_per_single_fault() {
+    let all = explore_all(scope(1), scenario(Bug::MarkBeforeSend));
+    let matrix = CrashMatrix::from_exploration(&all);
+    let lost = matrix.cell("relay:after-mark=crash").expect("row for the crash after mark");
+    assert_eq!(lost.broken.as_deref(), Some("every outbox row takes effect exactly once"));
+    let fine = matrix.cell("relay:before-send=crash").unwrap();
+    assert_eq!(fine.broken, None);
+    assert!(matrix.render().contains("relay:after-mark=crash"));
+}
