@@ -5,6 +5,7 @@
 //! <lab> observe --json            the same, as the JSON report the CLI reads
 //! <lab> replay SCENARIO TOKEN     replay one schedule and print its timeline
 //! <lab> scenarios                 list the scenarios that can be replayed
+//! <lab> figures DIR [--check]     write the lab's figures for the book (or check them)
 //! ```
 
 use crate::Report;
@@ -18,6 +19,8 @@ pub type ReplayFn = fn(&Token) -> Replay;
 pub struct LabBinary {
     pub observe: fn() -> Report,
     pub scenarios: &'static [(&'static str, ReplayFn)],
+    /// The SVG figures the book includes: (file name, content).
+    pub figures: fn() -> Vec<(&'static str, String)>,
 }
 
 /// Runs the lab binary's command line.
@@ -40,6 +43,16 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
         ["observe", "--json"] => {
             println!("{}", serde_json::to_string(&(lab.observe)()).unwrap());
             ExitCode::SUCCESS
+        }
+        ["figures", dir, rest @ ..] if rest.is_empty() || rest == ["--check"] => {
+            let check = rest == ["--check"];
+            match crate::figure::write_or_check(std::path::Path::new(dir), &(lab.figures)(), check) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(message) => {
+                    eprintln!("{message}");
+                    ExitCode::FAILURE
+                }
+            }
         }
         ["scenarios"] => {
             for (name, _) in lab.scenarios {
@@ -80,7 +93,7 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
             }
         }
         _ => {
-            eprintln!("usage: observe [--json] | scenarios | replay SCENARIO TOKEN");
+            eprintln!("usage: observe [--json] | scenarios | replay SCENARIO TOKEN | figures DIR [--check]");
             ExitCode::from(2)
         }
     }

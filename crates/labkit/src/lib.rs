@@ -6,9 +6,11 @@
 //!   *questions*; [`Report`] is the JSON the `cargo labs` CLI reads.
 //! * [`fault`] is the fault core: one seeded generator, one choice primitive, crash points,
 //!   uncertain calls and the exploration drivers.
+//! * [`figure`] draws the book's sequence diagrams and charts as SVG.
 //! * [`lab_main`] is the command line every lab binary shares.
 
 pub mod fault;
+pub mod figure;
 pub mod hash;
 mod cli;
 mod report;
