@@ -1,0 +1,54 @@
+//! A simulated object store modelled on Cloud Storage, for the workbook's labs.
+//!
+//! It keeps the real service's vocabulary: **buckets** hold **objects**; every upload
+//! of an object creates a new **generation**, and every metadata update of one
+//! generation bumps its **metageneration**. Mutations and reads take the JSON API's
+//! preconditions (`ifGenerationMatch`, `ifMetagenerationMatch`, with
+//! `ifGenerationMatch=0` meaning "only if there is no live version") and fail with
+//! `412 Precondition Failed` when they do not hold. Reads can name a `generation` and a
+//! byte range. Permissions follow the predefined IAM roles (`roles/storage.objectViewer`,
+//! `objectCreator`, `objectUser`, `objectAdmin`), including the rule that replacing an
+//! object needs `storage.objects.delete` as well as `storage.objects.create`.
+//!
+//! The origin ([`ObjectStore`]) is strongly consistent: a read or a list after a
+//! successful write sees the write. A [`PublicCache`] in front of it serves publicly
+//! readable objects and may answer with an old copy until the copy's `max-age` ends;
+//! every response says which layer answered ([`Layer`]).
+//!
+//! State lives in SQLite (in memory, or in a file when a scenario needs the store to
+//! outlive a process), so that "the bucket" is durable state a crash does not touch.
+//!
+//! # Simplifications (say them in the chapter too)
+//!
+//! * Generations come from one counter per store: unique and increasing. Real
+//!   generation numbers are also unique per object name, but are large, time-derived
+//!   numbers; code must only compare them for equality.
+//! * No soft delete, retention, holds, ETags, `ifGenerationNotMatch`, composite or
+//!   resumable uploads, customer-supplied encryption. Object Versioning is a per-bucket
+//!   flag: when it is off, a replaced or deleted generation is gone at once; when on, it
+//!   stays readable by its generation number.
+//! * IAM is bucket-level only (uniform bucket-level access), takes effect immediately
+//!   (the real service documents that granting and revoking access is eventually
+//!   consistent), and knows four roles. The permission check runs before the
+//!   precondition check.
+//! * The cache is one shared cache with a logical clock in seconds that the caller
+//!   passes in; no `no-cache` revalidation, no `Age` header, no eviction before
+//!   `max-age`. It never caches objects that `allUsers` cannot read.
+//! * The audit trail ([`ObjectStore::audit`]) stands in for Cloud Audit Logs: it is the
+//!   simulator's truth about who wrote what, for the labs' checkers, not for application
+//!   code.
+//! * Batch requests exist only for deletes, as in the real JSON API (no batch uploads);
+//!   each part is an independent request.
+
+mod cache;
+mod iam;
+mod store;
+
+pub use cache::{Layer, PublicCache, Served, cache_lifetime};
+pub use iam::{Permission, Role};
+pub use store::{
+    AuditEntry, DeleteRequest, Meta, ObjectStore, Preconditions, StorageError, Upload,
+};
+
+/// The principal that stands for "anyone on the internet" in IAM bindings.
+pub const ALL_USERS: &str = "allUsers";

@@ -1,0 +1,597 @@
+//! The origin: buckets, objects, generations, preconditions, IAM, in SQLite.
+
+use crate::iam::{Permission, Role};
+use rusqlite::{Connection, OptionalExtension, params};
+use std::fmt;
+use std::ops::Range;
+use std::path::Path;
+
+/// An error response, named by its HTTP status as the JSON API reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StorageError {
+    /// `404 Not Found`: no such bucket, object or generation.
+    NotFound { what: String },
+    /// `403 Forbidden`: the principal lacks a permission.
+    Forbidden {
+        principal: String,
+        permission: &'static str,
+    },
+    /// `412 Precondition Failed`.
+    PreconditionFailed { detail: String },
+    /// `416 Requested Range Not Satisfiable`.
+    RangeNotSatisfiable,
+}
+
+impl StorageError {
+    /// The HTTP status code of the response.
+    pub fn code(&self) -> u16 {
+        match self {
+            StorageError::NotFound { .. } => 404,
+            StorageError::Forbidden { .. } => 403,
+            StorageError::PreconditionFailed { .. } => 412,
+            StorageError::RangeNotSatisfiable => 416,
+        }
+    }
+}
+
+impl fmt::Display for StorageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StorageError::NotFound { what } => write!(f, "404 Not Found: {what}"),
+            StorageError::Forbidden {
+                principal,
+                permission,
+            } => write!(f, "403 Forbidden: {principal} does not have {permission}"),
+            StorageError::PreconditionFailed { detail } => {
+                write!(f, "412 Precondition Failed: {detail}")
+            }
+            StorageError::RangeNotSatisfiable => write!(f, "416 Requested Range Not Satisfiable"),
+        }
+    }
+}
+
+impl std::error::Error for StorageError {}
+
+/// The metadata of one generation of an object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Meta {
+    pub bucket: String,
+    pub name: String,
+    pub generation: i64,
+    pub metageneration: i64,
+    pub size: u64,
+    pub cache_control: Option<String>,
+    /// False for a noncurrent generation kept by Object Versioning.
+    pub live: bool,
+}
+
+/// `ifGenerationMatch` and `ifMetagenerationMatch`. `if_generation_match: Some(0)`
+/// means "only if there is no live version of the object".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Preconditions {
+    pub if_generation_match: Option<i64>,
+    pub if_metageneration_match: Option<i64>,
+}
+
+impl Preconditions {
+    pub fn none() -> Self {
+        Preconditions::default()
+    }
+
+    pub fn generation(generation: i64) -> Self {
+        Preconditions {
+            if_generation_match: Some(generation),
+            if_metageneration_match: None,
+        }
+    }
+
+    pub fn does_not_exist() -> Self {
+        Preconditions::generation(0)
+    }
+}
+
+/// An `objects.insert` request body and its parameters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Upload {
+    pub data: Vec<u8>,
+    pub cache_control: Option<String>,
+    pub preconditions: Preconditions,
+}
+
+impl Upload {
+    pub fn new(data: impl Into<Vec<u8>>) -> Self {
+        Upload {
+            data: data.into(),
+            ..Upload::default()
+        }
+    }
+
+    pub fn if_generation_match(mut self, generation: i64) -> Self {
+        self.preconditions.if_generation_match = Some(generation);
+        self
+    }
+
+    pub fn if_metageneration_match(mut self, metageneration: i64) -> Self {
+        self.preconditions.if_metageneration_match = Some(metageneration);
+        self
+    }
+
+    pub fn cache_control(mut self, value: &str) -> Self {
+        self.cache_control = Some(value.to_string());
+        self
+    }
+}
+
+/// An `objects.delete` request: which generation (the live one when `None`) and under
+/// which preconditions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeleteRequest {
+    pub generation: Option<i64>,
+    pub preconditions: Preconditions,
+}
+
+/// One request as the audit trail recorded it (the simulator's truth, like a Data
+/// Access audit log entry).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditEntry {
+    pub principal: String,
+    pub method: String,
+    pub bucket: String,
+    pub name: String,
+    /// The generation the request created or deleted, when it succeeded.
+    pub generation: Option<i64>,
+    pub status: u16,
+}
+
+/// The origin: strongly consistent, durable in SQLite.
+pub struct ObjectStore {
+    db: Connection,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS buckets (
+    name TEXT PRIMARY KEY,
+    versioning INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS objects (
+    bucket TEXT NOT NULL,
+    name TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    metageneration INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    cache_control TEXT,
+    live INTEGER NOT NULL,
+    PRIMARY KEY (bucket, name, generation)
+);
+CREATE TABLE IF NOT EXISTS bindings (
+    bucket TEXT NOT NULL,
+    member TEXT NOT NULL,
+    role TEXT NOT NULL,
+    PRIMARY KEY (bucket, member, role)
+);
+CREATE TABLE IF NOT EXISTS audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    principal TEXT NOT NULL,
+    method TEXT NOT NULL,
+    bucket TEXT NOT NULL,
+    name TEXT NOT NULL,
+    generation INTEGER,
+    status INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS counter (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    next_generation INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO counter (id, next_generation) VALUES (1, 1001);
+";
+
+fn not_found(bucket: &str, name: &str, generation: Option<i64>) -> StorageError {
+    let what = match generation {
+        Some(g) => format!("gs://{bucket}/{name}#{g}"),
+        None => format!("gs://{bucket}/{name}"),
+    };
+    StorageError::NotFound { what }
+}
+
+/// Checks preconditions against the generation they target (`None`: no live object).
+fn check(pre: &Preconditions, target: Option<&Meta>) -> Result<(), StorageError> {
+    if let Some(want) = pre.if_generation_match {
+        let have = target.map(|m| m.generation).unwrap_or(0);
+        if have != want {
+            return Err(StorageError::PreconditionFailed {
+                detail: format!("ifGenerationMatch={want}, current generation is {have}"),
+            });
+        }
+    }
+    if let Some(want) = pre.if_metageneration_match {
+        let have = target.map(|m| m.metageneration).unwrap_or(0);
+        if have != want {
+            return Err(StorageError::PreconditionFailed {
+                detail: format!("ifMetagenerationMatch={want}, current metageneration is {have}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+impl ObjectStore {
+    /// A store in an in-memory SQLite database (one per schedule in explorations).
+    pub fn in_memory() -> Self {
+        Self::from_connection(Connection::open_in_memory().expect("open in-memory SQLite"))
+    }
+
+    /// A store in a file, for scenarios where the bucket must outlive a process.
+    pub fn open(path: &Path) -> rusqlite::Result<Self> {
+        Ok(Self::from_connection(Connection::open(path)?))
+    }
+
+    fn from_connection(db: Connection) -> Self {
+        db.execute_batch(SCHEMA)
+            .expect("create the object store schema");
+        ObjectStore { db }
+    }
+
+    /// `buckets.insert`, with Object Versioning on or off.
+    pub fn create_bucket(&mut self, bucket: &str, versioning: bool) {
+        self.db
+            .execute(
+                "INSERT OR REPLACE INTO buckets (name, versioning) VALUES (?1, ?2)",
+                params![bucket, versioning],
+            )
+            .expect("create bucket");
+    }
+
+    /// Adds an IAM binding (member, role) to the bucket's policy.
+    pub fn grant(&mut self, bucket: &str, member: &str, role: Role) {
+        self.db
+            .execute(
+                "INSERT OR IGNORE INTO bindings (bucket, member, role) VALUES (?1, ?2, ?3)",
+                params![bucket, member, role.name()],
+            )
+            .expect("grant");
+    }
+
+    /// Whether `principal` holds `permission` on `bucket` (directly or via `allUsers`).
+    pub fn can(&self, principal: &str, bucket: &str, permission: Permission) -> bool {
+        let mut statement = self
+            .db
+            .prepare_cached(
+                "SELECT role FROM bindings WHERE bucket = ?1 AND (member = ?2 OR member = 'allUsers')
+                 ORDER BY role",
+            )
+            .expect("prepare bindings");
+        let roles = statement
+            .query_map(params![bucket, principal], |row| row.get::<_, String>(0))
+            .expect("query bindings");
+        roles
+            .filter_map(|r| r.ok())
+            .filter_map(|r| Role::parse(&r))
+            .any(|role| role.grants(permission))
+    }
+
+    fn require(
+        &self,
+        principal: &str,
+        bucket: &str,
+        permission: Permission,
+    ) -> Result<(), StorageError> {
+        self.versioning(bucket)?;
+        if self.can(principal, bucket, permission) {
+            Ok(())
+        } else {
+            Err(StorageError::Forbidden {
+                principal: principal.to_string(),
+                permission: permission.name(),
+            })
+        }
+    }
+
+    fn versioning(&self, bucket: &str) -> Result<bool, StorageError> {
+        self.db
+            .query_row(
+                "SELECT versioning FROM buckets WHERE name = ?1",
+                params![bucket],
+                |row| row.get::<_, bool>(0),
+            )
+            .optional()
+            .expect("read bucket")
+            .ok_or_else(|| StorageError::NotFound {
+                what: format!("gs://{bucket}"),
+            })
+    }
+
+    fn meta(&self, bucket: &str, name: &str, generation: Option<i64>) -> Option<Meta> {
+        let row = |row: &rusqlite::Row<'_>| {
+            Ok(Meta {
+                bucket: bucket.to_string(),
+                name: name.to_string(),
+                generation: row.get(0)?,
+                metageneration: row.get(1)?,
+                size: row.get::<_, i64>(2)? as u64,
+                cache_control: row.get(3)?,
+                live: row.get(4)?,
+            })
+        };
+        let found = match generation {
+            None => self.db.query_row(
+                "SELECT generation, metageneration, length(data), cache_control, live
+                 FROM objects WHERE bucket = ?1 AND name = ?2 AND live = 1",
+                params![bucket, name],
+                row,
+            ),
+            Some(g) => self.db.query_row(
+                "SELECT generation, metageneration, length(data), cache_control, live
+                 FROM objects WHERE bucket = ?1 AND name = ?2 AND generation = ?3",
+                params![bucket, name, g],
+                row,
+            ),
+        };
+        found.optional().expect("read object metadata")
+    }
+
+    fn record(
+        &mut self,
+        principal: &str,
+        method: &str,
+        bucket: &str,
+        name: &str,
+        outcome: Result<Option<i64>, &StorageError>,
+    ) {
+        let (generation, status) = match outcome {
+            Ok(g) => (g, 200),
+            Err(e) => (None, e.code()),
+        };
+        self.db
+            .execute(
+                "INSERT INTO audit (principal, method, bucket, name, generation, status)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![principal, method, bucket, name, generation, status],
+            )
+            .expect("append audit entry");
+    }
+
+    /// Retires the live generation: kept as noncurrent with versioning, gone without.
+    fn retire(&mut self, bucket: &str, name: &str, generation: i64, versioning: bool) {
+        let sql = if versioning {
+            "UPDATE objects SET live = 0 WHERE bucket = ?1 AND name = ?2 AND generation = ?3"
+        } else {
+            "DELETE FROM objects WHERE bucket = ?1 AND name = ?2 AND generation = ?3"
+        };
+        self.db
+            .execute(sql, params![bucket, name, generation])
+            .expect("retire generation");
+    }
+
+    /// `objects.insert`: uploads a new generation, which becomes the live version.
+    pub fn insert(
+        &mut self,
+        principal: &str,
+        bucket: &str,
+        name: &str,
+        upload: Upload,
+    ) -> Result<Meta, StorageError> {
+        let result = self.insert_inner(principal, bucket, name, upload);
+        let outcome = result.as_ref().map(|m| Some(m.generation));
+        self.record(principal, "objects.insert", bucket, name, outcome);
+        result
+    }
+
+    fn insert_inner(
+        &mut self,
+        principal: &str,
+        bucket: &str,
+        name: &str,
+        upload: Upload,
+    ) -> Result<Meta, StorageError> {
+        self.require(principal, bucket, Permission::Create)?;
+        let versioning = self.versioning(bucket)?;
+        let live = self.meta(bucket, name, None);
+        check(&upload.preconditions, live.as_ref())?;
+        if let Some(old) = &live {
+            // Replacing an existing object also needs storage.objects.delete.
+            self.require(principal, bucket, Permission::Delete)?;
+            self.retire(bucket, name, old.generation, versioning);
+        }
+        let generation: i64 = self
+            .db
+            .query_row(
+                "UPDATE counter SET next_generation = next_generation + 1 WHERE id = 1
+                 RETURNING next_generation - 1",
+                [],
+                |row| row.get(0),
+            )
+            .expect("next generation");
+        self.db
+            .execute(
+                "INSERT INTO objects (bucket, name, generation, metageneration, data, cache_control, live)
+                 VALUES (?1, ?2, ?3, 1, ?4, ?5, 1)",
+                params![bucket, name, generation, upload.data, upload.cache_control],
+            )
+            .expect("insert object");
+        Ok(self
+            .meta(bucket, name, Some(generation))
+            .expect("just inserted"))
+    }
+
+    /// `objects.get` (metadata): the live version, or the named generation.
+    pub fn get(
+        &self,
+        principal: &str,
+        bucket: &str,
+        name: &str,
+        generation: Option<i64>,
+        preconditions: Preconditions,
+    ) -> Result<Meta, StorageError> {
+        self.require(principal, bucket, Permission::Get)?;
+        let meta = self
+            .meta(bucket, name, generation)
+            .ok_or_else(|| not_found(bucket, name, generation))?;
+        check(&preconditions, Some(&meta))?;
+        Ok(meta)
+    }
+
+    /// `objects.get?alt=media`: the data of the live version or of the named
+    /// generation, whole or one byte range (`Range: bytes=start-(end-1)`).
+    pub fn get_media(
+        &self,
+        principal: &str,
+        bucket: &str,
+        name: &str,
+        generation: Option<i64>,
+        range: Option<Range<u64>>,
+        preconditions: Preconditions,
+    ) -> Result<(Meta, Vec<u8>), StorageError> {
+        let meta = self.get(principal, bucket, name, generation, preconditions)?;
+        let data: Vec<u8> = self
+            .db
+            .query_row(
+                "SELECT data FROM objects WHERE bucket = ?1 AND name = ?2 AND generation = ?3",
+                params![bucket, name, meta.generation],
+                |row| row.get(0),
+            )
+            .expect("read object data");
+        let data = match range {
+            None => data,
+            Some(r) => {
+                let size = data.len() as u64;
+                if r.start >= size || r.start >= r.end {
+                    return Err(StorageError::RangeNotSatisfiable);
+                }
+                data[r.start as usize..r.end.min(size) as usize].to_vec()
+            }
+        };
+        Ok((meta, data))
+    }
+
+    /// `objects.patch`: changes the metadata of the live version (here: Cache-Control)
+    /// and bumps its metageneration.
+    pub fn patch(
+        &mut self,
+        principal: &str,
+        bucket: &str,
+        name: &str,
+        cache_control: Option<&str>,
+        preconditions: Preconditions,
+    ) -> Result<Meta, StorageError> {
+        let result = (|| {
+            self.require(principal, bucket, Permission::Update)?;
+            let live = self
+                .meta(bucket, name, None)
+                .ok_or_else(|| not_found(bucket, name, None))?;
+            check(&preconditions, Some(&live))?;
+            self.db
+                .execute(
+                    "UPDATE objects SET metageneration = metageneration + 1, cache_control = ?4
+                     WHERE bucket = ?1 AND name = ?2 AND generation = ?3",
+                    params![bucket, name, live.generation, cache_control],
+                )
+                .expect("patch object");
+            Ok(self
+                .meta(bucket, name, Some(live.generation))
+                .expect("patched"))
+        })();
+        let outcome = result.as_ref().map(|m| Some(m.generation));
+        self.record(principal, "objects.patch", bucket, name, outcome);
+        result
+    }
+
+    /// `objects.delete`: the live version, or the named generation.
+    pub fn delete(
+        &mut self,
+        principal: &str,
+        bucket: &str,
+        name: &str,
+        request: DeleteRequest,
+    ) -> Result<(), StorageError> {
+        let result = (|| {
+            self.require(principal, bucket, Permission::Delete)?;
+            let target = self
+                .meta(bucket, name, request.generation)
+                .ok_or_else(|| not_found(bucket, name, request.generation))?;
+            check(&request.preconditions, Some(&target))?;
+            // Deleting the live version without naming a generation keeps it as
+            // noncurrent when versioning is on; naming a generation deletes it for good.
+            let versioning = self.versioning(bucket)?;
+            let keep = target.live && versioning && request.generation.is_none();
+            self.retire(bucket, name, target.generation, keep);
+            Ok(target.generation)
+        })();
+        let outcome = result.as_ref().map(|g| Some(*g));
+        self.record(principal, "objects.delete", bucket, name, outcome);
+        result.map(|_| ())
+    }
+
+    /// A JSON API batch of deletes: each part is handled as its own request, in order,
+    /// and answered on its own. Nothing makes the parts succeed or fail together.
+    pub fn batch_delete(
+        &mut self,
+        principal: &str,
+        bucket: &str,
+        parts: &[(&str, DeleteRequest)],
+    ) -> Vec<Result<(), StorageError>> {
+        parts
+            .iter()
+            .map(|(name, request)| self.delete(principal, bucket, name, *request))
+            .collect()
+    }
+
+    /// `objects.list`: the live objects whose names start with `prefix`, by name.
+    pub fn list(
+        &self,
+        principal: &str,
+        bucket: &str,
+        prefix: &str,
+    ) -> Result<Vec<Meta>, StorageError> {
+        self.require(principal, bucket, Permission::List)?;
+        let mut statement = self
+            .db
+            .prepare_cached(
+                "SELECT name, generation, metageneration, length(data), cache_control
+                 FROM objects WHERE bucket = ?1 AND live = 1 AND substr(name, 1, length(?2)) = ?2
+                 ORDER BY name",
+            )
+            .expect("prepare list");
+        let rows = statement
+            .query_map(params![bucket, prefix], |row| {
+                Ok(Meta {
+                    bucket: bucket.to_string(),
+                    name: row.get(0)?,
+                    generation: row.get(1)?,
+                    metageneration: row.get(2)?,
+                    size: row.get::<_, i64>(3)? as u64,
+                    cache_control: row.get(4)?,
+                    live: true,
+                })
+            })
+            .expect("list objects");
+        Ok(rows.map(|r| r.expect("read listed object")).collect())
+    }
+
+    /// Every mutating request so far, oldest first.
+    pub fn audit(&self) -> Vec<AuditEntry> {
+        let mut statement = self
+            .db
+            .prepare_cached(
+                "SELECT principal, method, bucket, name, generation, status FROM audit ORDER BY seq",
+            )
+            .expect("prepare audit");
+        let rows = statement
+            .query_map([], |row| {
+                Ok(AuditEntry {
+                    principal: row.get(0)?,
+                    method: row.get(1)?,
+                    bucket: row.get(2)?,
+                    name: row.get(3)?,
+                    generation: row.get(4)?,
+                    status: row.get(5)?,
+                })
+            })
+            .expect("read audit");
+        rows.map(|r| r.expect("audit row")).collect()
+    }
+
+    /// The SQLite library version, for reports.
+    pub fn sqlite_version() -> &'static str {
+        rusqlite::version()
+    }
+}
