@@ -201,10 +201,10 @@ impl KeySpace {
         let keys: Vec<&Key> = self.rows.keys().collect();
         let mut points = Vec::new();
         for i in 1..n {
-            if let Some(key) = keys.get(i * keys.len() / n) {
-                if points.last() != Some(*key) {
-                    points.push((*key).clone());
-                }
+            if let Some(key) = keys.get(i * keys.len() / n)
+                && points.last() != Some(*key)
+            {
+                points.push((*key).clone());
             }
         }
         self.split_points = points;
