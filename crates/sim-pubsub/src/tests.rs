@@ -1,0 +1,725 @@
+//! Each test pins one behaviour of the simulated broker to the Pub/Sub documentation it
+//! follows: the page, and the sentence, quoted.
+
+use super::*;
+use labkit::fault::{Scope, Token, Verdict, check_determinism, explore_all, replay};
+use pretty_assertions::assert_eq;
+
+// The three guide pages most tests cite:
+// ORDERING    = https://cloud.google.com/pubsub/docs/ordering
+// DEAD_LETTER = https://cloud.google.com/pubsub/docs/dead-letter-topics
+// REPLAY      = https://cloud.google.com/pubsub/docs/replay-overview
+
+fn broker_with(config: impl FnOnce(&mut SubscriptionConfig)) -> Broker {
+    let mut broker = Broker::new();
+    broker.create_topic("payments").unwrap();
+    let mut sub = SubscriptionConfig::new("ledger", "payments");
+    config(&mut sub);
+    broker.create_subscription(sub).unwrap();
+    broker
+}
+
+fn ids(batch: &[ReceivedMessage]) -> Vec<String> {
+    batch.iter().map(|r| r.message.message_id.clone()).collect()
+}
+
+fn ack_ids(batch: &[ReceivedMessage]) -> Vec<String> {
+    batch.iter().map(|r| r.ack_id.clone()).collect()
+}
+
+fn publish_all(broker: &mut Broker, sim: &mut Sim, messages: &[(&str, &str)]) {
+    for (key, data) in messages {
+        broker
+            .publish(sim, "payments", PubsubMessage::with_key(*data, *key))
+            .unwrap();
+    }
+}
+
+// Subscription resource, ackDeadlineSeconds
+// (https://cloud.google.com/pubsub/docs/reference/rest/v1/projects.subscriptions):
+// "After message delivery but before the ack deadline expires and before the message is
+// acknowledged, it is an outstanding message and will not be delivered again during that
+// time (on a best-effort basis)."
+#[test]
+fn an_unacknowledged_message_is_delivered_again_after_its_ack_deadline() {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker_with(|_| {});
+    publish_all(&mut broker, &mut sim, &[("", "debit 10")]);
+    let first = broker.pull(&mut sim, "ledger", 10).unwrap();
+    assert_eq!(ids(&first), vec!["1"]);
+    broker.advance(&mut sim, 9);
+    assert!(
+        broker.pull(&mut sim, "ledger", 10).unwrap().is_empty(),
+        "outstanding"
+    );
+    broker.advance(&mut sim, 1);
+    let again = broker.pull(&mut sim, "ledger", 10).unwrap();
+    assert_eq!(ids(&again), vec!["1"]);
+    assert_ne!(
+        again[0].ack_id, first[0].ack_id,
+        "each delivery has its own ack id"
+    );
+    assert_eq!(broker.deliveries("ledger", "1"), 2);
+}
+
+// ModifyAckDeadlineRequest.ack_deadline_seconds
+// (https://cloud.google.com/pubsub/docs/reference/rest/v1/projects.subscriptions/modifyAckDeadline):
+// "Specifying zero might immediately make the message available for delivery to another
+// subscriber client." and "The maximum deadline you can specify in a single request is
+// 600 seconds (10 minutes)."
+#[test]
+fn a_nack_makes_the_message_deliverable_at_once_and_extensions_are_capped() {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker_with(|_| {});
+    publish_all(&mut broker, &mut sim, &[("", "debit 10")]);
+    let first = broker.pull(&mut sim, "ledger", 10).unwrap();
+    let error = broker
+        .modify_ack_deadline(&mut sim, "ledger", &ack_ids(&first), 601)
+        .unwrap_err();
+    assert_eq!(error.code, Code::InvalidArgument);
+    broker
+        .modify_ack_deadline(&mut sim, "ledger", &ack_ids(&first), 0)
+        .unwrap();
+    assert_eq!(
+        ids(&broker.pull(&mut sim, "ledger", 10).unwrap()),
+        vec!["1"]
+    );
+}
+
+// ModifyAckDeadline: "This method is useful to indicate that more time is needed to
+// process a message by the subscriber" (gcloud pubsub subscriptions
+// modify-message-ack-deadline, https://cloud.google.com/sdk/gcloud/reference/pubsub/subscriptions/modify-message-ack-deadline).
+#[test]
+fn extending_the_deadline_keeps_the_message_outstanding() {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker_with(|_| {});
+    publish_all(&mut broker, &mut sim, &[("", "debit 10")]);
+    let first = broker.pull(&mut sim, "ledger", 10).unwrap();
+    broker.advance(&mut sim, 8);
+    broker
+        .modify_ack_deadline(&mut sim, "ledger", &ack_ids(&first), 30)
+        .unwrap();
+    broker.advance(&mut sim, 20);
+    assert!(broker.pull(&mut sim, "ledger", 10).unwrap().is_empty());
+    broker
+        .acknowledge(&mut sim, "ledger", &ack_ids(&first))
+        .unwrap();
+    assert_eq!(
+        broker.ack_state("ledger", "1"),
+        Some(AckState::Acknowledged)
+    );
+}
+
+// Subscription.ackDeadlineSeconds (REST reference): "The minimum custom deadline you can
+// specify is 10 seconds. The maximum custom deadline you can specify is 600 seconds (10
+// minutes)."
+#[test]
+fn the_subscription_ack_deadline_must_be_between_10_and_600_seconds() {
+    let mut broker = Broker::new();
+    broker.create_topic("payments").unwrap();
+    for (seconds, ok) in [(9, false), (10, true), (600, true), (601, false)] {
+        let mut config = SubscriptionConfig::new(&format!("s{seconds}"), "payments");
+        config.ack_deadline_seconds = seconds;
+        assert_eq!(broker.create_subscription(config).is_ok(), ok, "{seconds}");
+    }
+}
+
+// Ordering, "Message redelivery" (ORDERING): "... the Pub/Sub service might redeliver
+// messages ... if message 2 is redelivered (because the ack deadline expired or the
+// best-effort ack was not persisted in Pub/Sub), then message 3 is also redelivered."
+// The ack is best effort: a lost ack looks like success to the subscriber.
+#[test]
+fn a_lost_ack_looks_like_success_and_the_message_comes_back() {
+    let mut sim = Sim::replaying(&[1]); // the first ack is lost
+    let mut broker = broker_with(|_| {});
+    publish_all(&mut broker, &mut sim, &[("", "debit 10")]);
+    let first = broker.pull(&mut sim, "ledger", 10).unwrap();
+    assert_eq!(
+        broker.acknowledge(&mut sim, "ledger", &ack_ids(&first)),
+        Ok(())
+    );
+    broker.advance(&mut sim, 10);
+    assert_eq!(
+        ids(&broker.pull(&mut sim, "ledger", 10).unwrap()),
+        vec!["1"]
+    );
+}
+
+// Ordering, "Ordering within a key" (ORDERING): "Messages published with the same
+// ordering key are expected to be received in order." and "Ordering across keys. Messages
+// published with different ordering keys are not expected to be received in order."
+#[test]
+fn ordering_holds_within_a_key_and_not_across_keys() {
+    let scenario = |sim: &mut Sim| -> Vec<String> {
+        let mut broker = broker_with(|c| c.enable_message_ordering = true);
+        publish_all(
+            &mut broker,
+            sim,
+            &[("A", "a1"), ("B", "b1"), ("A", "a2"), ("B", "b2")],
+        );
+        ids(&broker.pull(sim, "ledger", 10).unwrap())
+    };
+    let mut orders = BTreeSet::new();
+    let all = explore_all(scope(1), |sim| {
+        orders.insert(scenario(sim));
+        Ok(())
+    });
+    assert_eq!(all.schedules, 2);
+    let orders: Vec<Vec<String>> = orders.into_iter().collect();
+    // Message ids: 1=a1, 2=b1, 3=a2, 4=b2. Within A: 1 before 3; within B: 2 before 4.
+    assert_eq!(
+        orders,
+        vec![vec!["1", "2", "3", "4"], vec!["2", "4", "1", "3"]]
+    );
+}
+
+// Ordering, "Enable message ordering" (ORDERING): "If message ordering isn't enabled, the
+// subscription receives messages without an expected order." (paraphrased from the
+// page's description of subscriptions A and B on one topic).
+#[test]
+fn without_ordering_even_one_key_has_no_order() {
+    let mut orders = BTreeSet::new();
+    explore_all(scope(1), |sim| {
+        let mut broker = broker_with(|_| {});
+        publish_all(&mut broker, sim, &[("A", "a1"), ("A", "a2")]);
+        orders.insert(ids(&broker.pull(sim, "ledger", 10).unwrap()));
+        Ok(())
+    });
+    assert_eq!(
+        orders.into_iter().collect::<Vec<_>>(),
+        vec![vec!["1", "2"], vec!["2", "1"]]
+    );
+}
+
+// Ordering, "Message redelivery" (ORDERING): "Redelivering a message triggers redelivery
+// of all subsequent messages for that key, even acknowledged ones."
+#[test]
+fn a_redelivery_brings_back_later_messages_of_the_key_even_acknowledged_ones() {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker_with(|c| c.enable_message_ordering = true);
+    publish_all(
+        &mut broker,
+        &mut sim,
+        &[("A", "a1"), ("A", "a2"), ("A", "a3"), ("B", "b1")],
+    );
+    let batch = broker.pull(&mut sim, "ledger", 10).unwrap();
+    assert_eq!(ids(&batch), vec!["1", "2", "3", "4"]);
+    // Acknowledge a1, a3 and b1, but not a2: its deadline passes.
+    let acks = vec![
+        batch[0].ack_id.clone(),
+        batch[2].ack_id.clone(),
+        batch[3].ack_id.clone(),
+    ];
+    broker.acknowledge(&mut sim, "ledger", &acks).unwrap();
+    assert_eq!(
+        broker.ack_state("ledger", "3"),
+        Some(AckState::Acknowledged)
+    );
+    broker.advance(&mut sim, 10);
+    let again = broker.pull(&mut sim, "ledger", 10).unwrap();
+    assert_eq!(
+        ids(&again),
+        vec!["2", "3"],
+        "a3 comes back although it was acknowledged"
+    );
+    assert_eq!(
+        broker.ack_state("ledger", "4"),
+        Some(AckState::Acknowledged),
+        "other keys are not affected"
+    );
+}
+
+// Ordering, "Ordering within a key" (ORDERING): "... expected that 1 is delivered before
+// 2, and 2 is delivered before 3." A later message of a key is not handed out before an
+// earlier one that is waiting.
+#[test]
+fn a_later_message_of_a_key_waits_for_the_earlier_one() {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker_with(|c| c.enable_message_ordering = true);
+    publish_all(
+        &mut broker,
+        &mut sim,
+        &[("A", "a1"), ("A", "a2"), ("B", "b1")],
+    );
+    let batch = broker.pull(&mut sim, "ledger", 1).unwrap();
+    assert_eq!(ids(&batch), vec!["1"]);
+    broker
+        .modify_ack_deadline(&mut sim, "ledger", &ack_ids(&batch), 0)
+        .unwrap();
+    let next = broker.pull(&mut sim, "ledger", 1).unwrap();
+    assert_eq!(ids(&next), vec!["1"], "a1 again, never a2 first");
+}
+
+// DeadLetterPolicy.max_delivery_attempts
+// (https://cloud.google.com/pubsub/docs/reference/rest/v1/projects.subscriptions#DeadLetterPolicy):
+// "The value must be between 5 and 100." and "If this parameter is 0, a default value of
+// 5 is used." DeadLetterPolicy.dead_letter_topic: "The operation will fail if the topic
+// does not exist."
+#[test]
+fn max_delivery_attempts_must_be_in_the_documented_range() {
+    let mut broker = Broker::new();
+    broker.create_topic("payments").unwrap();
+    broker.create_topic("payments-dead").unwrap();
+    for (attempts, ok) in [(0, true), (4, false), (5, true), (100, true), (101, false)] {
+        let mut config = SubscriptionConfig::new(&format!("s{attempts}"), "payments");
+        config.dead_letter_policy = Some(DeadLetterPolicy {
+            dead_letter_topic: "payments-dead".into(),
+            max_delivery_attempts: attempts,
+        });
+        assert_eq!(broker.create_subscription(config).is_ok(), ok, "{attempts}");
+    }
+    let mut missing = SubscriptionConfig::new("missing", "payments");
+    missing.dead_letter_policy = Some(DeadLetterPolicy {
+        dead_letter_topic: "nowhere".into(),
+        max_delivery_attempts: 5,
+    });
+    assert_eq!(
+        broker.create_subscription(missing).unwrap_err().code,
+        Code::NotFound
+    );
+}
+
+/// One IAM binding: resource, role, member.
+type Grant = (Resource, &'static str, &'static str);
+
+fn full_grants() -> Vec<Grant> {
+    vec![
+        (
+            Resource::Topic("payments-dead".into()),
+            ROLE_PUBLISHER,
+            SERVICE_AGENT,
+        ),
+        (
+            Resource::Subscription("ledger".into()),
+            ROLE_SUBSCRIBER,
+            SERVICE_AGENT,
+        ),
+    ]
+}
+
+/// A poison message nacked at every delivery, `rounds` times; returns how many times it
+/// was delivered before it reached the dead-letter subscription (None if it never did)
+/// and the delivery_attempt values the subscriber saw.
+fn poison(sim: &mut Sim, broker: &mut Broker, rounds: usize) -> (Option<u32>, Vec<u32>) {
+    broker
+        .publish(sim, "payments", PubsubMessage::new("poison"))
+        .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..rounds {
+        let batch = broker.pull(sim, "ledger", 1).unwrap();
+        let Some(received) = batch.first() else {
+            break;
+        };
+        seen.push(received.delivery_attempt);
+        broker
+            .modify_ack_deadline(sim, "ledger", &ack_ids(&batch), 0)
+            .unwrap();
+    }
+    let forwarded = broker.backlog("dead-letters") > 0;
+    (forwarded.then(|| broker.deliveries("ledger", "1")), seen)
+}
+
+fn dead_letter_world_ok() -> Broker {
+    let mut broker = Broker::new();
+    broker.create_topic("payments").unwrap();
+    broker.create_topic("payments-dead").unwrap();
+    let mut config = SubscriptionConfig::new("ledger", "payments");
+    config.dead_letter_policy = Some(DeadLetterPolicy {
+        dead_letter_topic: "payments-dead".into(),
+        max_delivery_attempts: 5,
+    });
+    broker.create_subscription(config).unwrap();
+    broker
+        .create_subscription(SubscriptionConfig::new("dead-letters", "payments-dead"))
+        .unwrap();
+    broker
+}
+
+// DeadLetterPolicy.max_delivery_attempts: "The number of delivery attempts is defined as
+// 1 + (the sum of number of NACKs and number of times the acknowledgement deadline has
+// been exceeded for the message)." ReceivedMessage.delivery_attempt: "Upon the first
+// delivery of a given message, delivery_attempt will have a value of 1."
+#[test]
+fn in_the_nominal_run_a_poison_message_is_delivered_max_attempts_times_then_forwarded() {
+    let mut sim = Sim::fault_free();
+    let mut broker = dead_letter_world_ok();
+    for (resource, role, member) in full_grants() {
+        broker.add_iam_binding(resource, role, member);
+    }
+    let (forwarded_after, seen) = poison(&mut sim, &mut broker, 20);
+    assert_eq!(forwarded_after, Some(5));
+    assert_eq!(seen, vec![1, 2, 3, 4, 5]);
+    let dead = broker.topic_messages("payments-dead");
+    assert_eq!(dead.len(), 1);
+    assert_eq!(dead[0].attributes[ATTR_SOURCE_SUBSCRIPTION], "ledger");
+    assert_eq!(
+        broker.ack_state("ledger", "1"),
+        Some(AckState::Acknowledged)
+    );
+}
+
+// DEAD_LETTER, "How maximum delivery attempts are calculated": "The maximum number of
+// delivery attempts is approximate because Pub/Sub forwards undeliverable messages on a
+// best-effort basis." ... "the service might forward a message after fewer than the
+// configured number of attempts, or it might try a few more times before forwarding".
+// DeadLetterPolicy: "Dead lettering is done on a best effort basis."
+#[test]
+fn the_number_of_attempts_before_forwarding_is_approximate() {
+    let mut counts = BTreeSet::new();
+    explore_all(scope(2), |sim| {
+        let mut broker = dead_letter_world_ok();
+        for (resource, role, member) in full_grants() {
+            broker.add_iam_binding(resource, role, member);
+        }
+        let (forwarded_after, _) = poison(sim, &mut broker, 20);
+        counts.insert(forwarded_after.expect("forwarded within 20 rounds"));
+        Ok(())
+    });
+    assert_eq!(counts.into_iter().collect::<Vec<_>>(), vec![4, 5, 6, 7]);
+}
+
+// DeadLetterPolicy.dead_letter_topic: "The Pub/Sub service account associated with the
+// enclosing subscription's parent project (i.e.,
+// service-{project_number}@gcp-sa-pubsub.iam.gserviceaccount.com) must have permission to
+// Publish() to this topic." DEAD_LETTER, "Grant forwarding permissions": Pub/Sub must be
+// able to publish to the dead-letter topic and to acknowledge the message on the source
+// subscription, so the service agent needs roles/pubsub.publisher on the dead-letter
+// topic and roles/pubsub.subscriber on the subscription.
+#[test]
+fn forwarding_needs_both_roles_on_the_service_agent_and_an_operator_does_not_count() {
+    let operator = "user:operator@example.com";
+    let cases: Vec<(&str, Vec<Grant>, bool)> = vec![
+        ("both roles on the service agent", full_grants(), true),
+        (
+            "both roles on the service agent, at project level",
+            vec![
+                (Resource::Project, ROLE_PUBLISHER, SERVICE_AGENT),
+                (Resource::Project, ROLE_SUBSCRIBER, SERVICE_AGENT),
+            ],
+            true,
+        ),
+        ("publisher only", vec![full_grants()[0].clone()], false),
+        ("subscriber only", vec![full_grants()[1].clone()], false),
+        (
+            "the operator holds both roles and roles/owner",
+            vec![
+                (Resource::Project, "roles/owner", operator),
+                (
+                    Resource::Topic("payments-dead".into()),
+                    ROLE_PUBLISHER,
+                    operator,
+                ),
+                (
+                    Resource::Subscription("ledger".into()),
+                    ROLE_SUBSCRIBER,
+                    operator,
+                ),
+            ],
+            false,
+        ),
+    ];
+    for (name, grants, forwards) in cases {
+        let mut sim = Sim::fault_free();
+        let mut broker = dead_letter_world_ok();
+        for (resource, role, member) in grants {
+            broker.add_iam_binding(resource, role, member);
+        }
+        let (forwarded_after, _) = poison(&mut sim, &mut broker, 20);
+        assert_eq!(forwarded_after.is_some(), forwards, "{name}");
+        if !forwards {
+            assert_eq!(
+                broker.deliveries("ledger", "1"),
+                20,
+                "{name}: delivered on and on"
+            );
+        }
+    }
+}
+
+// DEAD_LETTER, "How maximum delivery attempts are calculated": "Pub/Sub counts delivery
+// attempts only when a dead-letter topic is configured correctly and includes the correct
+// IAM permissions." ReceivedMessage.delivery_attempt: "If a DeadLetterPolicy is not set
+// on the subscription, this will be 0."
+#[test]
+fn delivery_attempts_are_counted_only_with_a_working_dead_letter_policy() {
+    let mut sim = Sim::fault_free();
+    let mut without_grants = dead_letter_world_ok();
+    let (_, seen) = poison(&mut sim, &mut without_grants, 3);
+    assert_eq!(seen, vec![0, 0, 0]);
+    let mut no_policy = broker_with(|_| {});
+    let (_, seen) = {
+        no_policy.create_topic("payments-dead").unwrap();
+        poison(&mut sim, &mut no_policy, 3)
+    };
+    assert_eq!(seen, vec![0, 0, 0]);
+}
+
+// DeadLetterPolicy.dead_letter_topic: "Users should ensure that there is a subscription
+// attached to this topic since messages published to a topic with no subscriptions are
+// lost."
+#[test]
+fn a_dead_letter_topic_without_a_subscription_loses_what_it_receives() {
+    let mut sim = Sim::fault_free();
+    let mut broker = Broker::new();
+    broker.create_topic("payments").unwrap();
+    broker.create_topic("payments-dead").unwrap();
+    let mut config = SubscriptionConfig::new("ledger", "payments");
+    config.dead_letter_policy = Some(DeadLetterPolicy {
+        dead_letter_topic: "payments-dead".into(),
+        max_delivery_attempts: 5,
+    });
+    broker.create_subscription(config).unwrap();
+    for (resource, role, member) in full_grants() {
+        broker.add_iam_binding(resource, role, member);
+    }
+    poison(&mut sim, &mut broker, 20);
+    assert_eq!(
+        broker.ack_state("ledger", "1"),
+        Some(AckState::Acknowledged)
+    );
+    // A subscription created afterwards does not receive the forwarded message.
+    broker
+        .create_subscription(SubscriptionConfig::new("late", "payments-dead"))
+        .unwrap();
+    assert!(broker.pull(&mut sim, "late", 10).unwrap().is_empty());
+}
+
+/// Publishes three payments at t=0, 10, 20, pulls and acknowledges them all, and moves
+/// the clock to t=100.
+fn acknowledged_history(sim: &mut Sim, broker: &mut Broker) {
+    for data in ["p1", "p2", "p3"] {
+        broker
+            .publish(sim, "payments", PubsubMessage::new(data))
+            .unwrap();
+        let batch = broker.pull(sim, "ledger", 10).unwrap();
+        broker.acknowledge(sim, "ledger", &ack_ids(&batch)).unwrap();
+        broker.advance(sim, 10);
+    }
+    broker.advance(sim, 70);
+}
+
+// SeekRequest.time (https://cloud.google.com/pubsub/docs/reference/rest/v1/projects.subscriptions/seek):
+// "Note that this operation affects only those messages retained in the subscription
+// (configured by the combination of message_retention_duration and
+// retain_acked_messages). For example, if time corresponds to a point before the message
+// retention window (or to a point before the system's notion of the subscription creation
+// time), only retained messages will be marked as unacknowledged, and already-expunged
+// messages will not be restored."
+#[test]
+fn a_seek_without_retained_acknowledged_messages_replays_nothing() {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker_with(|_| {});
+    acknowledged_history(&mut sim, &mut broker);
+    broker
+        .seek(&mut sim, "ledger", SeekTarget::Time(0))
+        .unwrap();
+    broker.advance(&mut sim, SEEK_SETTLE_SECONDS);
+    assert!(broker.pull(&mut sim, "ledger", 10).unwrap().is_empty());
+}
+
+// REPLAY, "Snapshot and seek overview": "To seek to a time in the past and replay
+// previously-acknowledged messages, you must first configure message retention on the
+// topic or configure the subscription to retain acknowledged messages."
+// SeekRequest.time: "Messages retained in the subscription that were published before
+// this time are marked as acknowledged, and messages retained in the subscription that
+// were published after this time are marked as unacknowledged."
+#[test]
+fn a_seek_to_a_time_replays_retained_messages_from_that_time_on() {
+    for retention in ["subscription retains acked messages", "topic retention"] {
+        let mut sim = Sim::fault_free();
+        let mut broker =
+            broker_with(|c| c.retain_acked_messages = retention.starts_with("subscription"));
+        if retention == "topic retention" {
+            broker
+                .set_topic_retention("payments", Some(SEVEN_DAYS))
+                .unwrap();
+        }
+        acknowledged_history(&mut sim, &mut broker);
+        broker
+            .seek(&mut sim, "ledger", SeekTarget::Time(10))
+            .unwrap();
+        broker.advance(&mut sim, SEEK_SETTLE_SECONDS);
+        assert_eq!(
+            ids(&broker.pull(&mut sim, "ledger", 10).unwrap()),
+            vec!["2", "3"],
+            "{retention}"
+        );
+    }
+}
+
+// REPLAY, "Snapshot and seek overview": "A snapshot retains the unacknowledged messages of
+// the source subscription at the time of creation of the snapshot, and any messages
+// published to the topic after the snapshot is created."
+#[test]
+fn a_seek_to_a_snapshot_replays_what_was_unacknowledged_when_it_was_taken() {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker_with(|_| {}); // no retain_acked_messages: the snapshot retains
+    broker
+        .publish(&mut sim, "payments", PubsubMessage::new("p1"))
+        .unwrap();
+    let batch = broker.pull(&mut sim, "ledger", 10).unwrap();
+    broker
+        .acknowledge(&mut sim, "ledger", &ack_ids(&batch))
+        .unwrap();
+    broker
+        .publish(&mut sim, "payments", PubsubMessage::new("p2"))
+        .unwrap();
+    broker.create_snapshot("before-deploy", "ledger").unwrap();
+    broker
+        .publish(&mut sim, "payments", PubsubMessage::new("p3"))
+        .unwrap();
+    let batch = broker.pull(&mut sim, "ledger", 10).unwrap();
+    broker
+        .acknowledge(&mut sim, "ledger", &ack_ids(&batch))
+        .unwrap();
+    assert_eq!(broker.backlog("ledger"), 0);
+    broker
+        .seek(
+            &mut sim,
+            "ledger",
+            SeekTarget::Snapshot("before-deploy".into()),
+        )
+        .unwrap();
+    broker.advance(&mut sim, SEEK_SETTLE_SECONDS);
+    assert_eq!(
+        ids(&broker.pull(&mut sim, "ledger", 10).unwrap()),
+        vec!["2", "3"]
+    );
+}
+
+// REPLAY (intro): "The seek feature extends subscriber capabilities by allowing you to
+// alter the acknowledgment state of messages in bulk. For example, you can replay
+// previously acknowledged messages or purge messages in bulk."
+#[test]
+fn a_seek_to_a_later_time_purges_the_backlog() {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker_with(|_| {});
+    broker
+        .publish(&mut sim, "payments", PubsubMessage::new("p1"))
+        .unwrap();
+    broker.advance(&mut sim, 5);
+    broker
+        .publish(&mut sim, "payments", PubsubMessage::new("p2"))
+        .unwrap();
+    broker
+        .seek(&mut sim, "ledger", SeekTarget::Time(5))
+        .unwrap();
+    assert_eq!(
+        broker.ack_state("ledger", "1"),
+        Some(AckState::Acknowledged)
+    );
+    assert_eq!(broker.backlog("ledger"), 1);
+}
+
+// REPLAY, "Seek eventual consistency": the delivered messages are not immediately
+// consistent with the seek: "messages that are published before the seek timestamp (or
+// acknowledged in the snapshot) might be delivered after the seek operation"; "message
+// delivery operates as an eventually consistent system with respect to the seek operation.
+// It can take up to about a minute for the operation to take full effect."
+#[test]
+fn delivery_after_a_seek_is_not_instantaneous() {
+    let mut first_pulls = BTreeSet::new();
+    explore_all(scope(1), |sim| {
+        let mut broker = broker_with(|c| c.retain_acked_messages = true);
+        acknowledged_history(sim, &mut broker);
+        broker.seek(sim, "ledger", SeekTarget::Time(10))?;
+        let mut first = ids(&broker.pull(sim, "ledger", 10)?);
+        first.sort();
+        first_pulls.insert(first);
+        Ok(())
+    });
+    // Either the seek is in effect (p2 and p3 replayed), or the pull still serves the
+    // state before the seek, in which nothing was waiting.
+    assert_eq!(
+        first_pulls.into_iter().collect::<Vec<_>>(),
+        vec![Vec::<String>::new(), vec!["2".to_string(), "3".into()]]
+    );
+}
+
+// REPLAY, "Seek eventual consistency": "messages that are published before the seek
+// timestamp ... might be delivered after the seek operation".
+#[test]
+fn a_purged_message_may_still_arrive_just_after_the_seek() {
+    let mut sim = Sim::replaying(&[1]); // the first pull after the seek sees the old state
+    let mut broker = broker_with(|_| {});
+    broker
+        .publish(&mut sim, "payments", PubsubMessage::new("p1"))
+        .unwrap();
+    broker.advance(&mut sim, 5);
+    broker
+        .seek(&mut sim, "ledger", SeekTarget::Time(5))
+        .unwrap();
+    assert_eq!(
+        ids(&broker.pull(&mut sim, "ledger", 10).unwrap()),
+        vec!["1"]
+    );
+    assert_eq!(
+        broker.ack_state("ledger", "1"),
+        Some(AckState::Acknowledged)
+    );
+}
+
+// REPLAY (intro): seek alters "the acknowledgment state of messages"; the broker knows
+// nothing of what a subscriber did with a message. An effect applied before the seek stays
+// applied, and the replay delivers the message again.
+#[test]
+fn a_seek_undoes_no_effect_a_subscriber_applied() {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker_with(|c| c.retain_acked_messages = true);
+    let mut debits: Vec<String> = Vec::new();
+    broker
+        .publish(&mut sim, "payments", PubsubMessage::new("debit 10"))
+        .unwrap();
+    for _ in 0..2 {
+        let batch = broker.pull(&mut sim, "ledger", 10).unwrap();
+        debits.extend(batch.iter().map(|r| r.message.data.clone()));
+        broker
+            .acknowledge(&mut sim, "ledger", &ack_ids(&batch))
+            .unwrap();
+        broker
+            .seek(&mut sim, "ledger", SeekTarget::Time(0))
+            .unwrap();
+        broker.advance(&mut sim, SEEK_SETTLE_SECONDS);
+    }
+    assert_eq!(
+        debits,
+        vec!["debit 10", "debit 10"],
+        "a naive subscriber debits twice"
+    );
+}
+
+// Not a documentation claim: the determinism rule of the fault core. The same token
+// prints the same timeline.
+#[test]
+fn the_same_schedule_prints_the_same_timeline() {
+    let scenario = |sim: &mut Sim| -> Verdict {
+        let mut broker = broker_with(|c| c.enable_message_ordering = true);
+        publish_all(&mut broker, sim, &[("A", "a1"), ("B", "b1"), ("A", "a2")]);
+        for _ in 0..3 {
+            let batch = broker.pull(sim, "ledger", 10)?;
+            broker.acknowledge(sim, "ledger", &ack_ids(&batch))?;
+            broker.advance(sim, 10);
+        }
+        Ok(())
+    };
+    let all = explore_all(scope(2), scenario);
+    let tokens: Vec<Token> = all.runs.iter().map(|r| r.token.clone()).collect();
+    assert!(tokens.len() > 5);
+    assert_eq!(check_determinism(&tokens, scenario), Ok(tokens.len()));
+    let replayed = replay(&tokens[1], scenario);
+    assert!(replayed.timeline().contains("deliver"));
+}
+
+impl From<PubSubError> for labkit::fault::Violation {
+    fn from(e: PubSubError) -> Self {
+        labkit::fault::Violation::new("the broker accepts the call", &[e.to_string()])
+    }
+}
+
+const fn scope(max_faults: usize) -> Scope {
+    Scope {
+        lab: "sim",
+        scenario: "pubsub",
+        max_faults,
+    }
+}
