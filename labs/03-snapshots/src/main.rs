@@ -1,0 +1,10 @@
+use labkit::{LabBinary, lab_main};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    lab_main(LabBinary {
+        observe: snapshots::observe::run,
+        scenarios: snapshots::harness::SCENARIOS,
+        figures: snapshots::harness::figures,
+    })
+}

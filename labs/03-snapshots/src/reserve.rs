@@ -1,0 +1,56 @@
+//! **Your part.** The reservation and the reconciliation report.
+//!
+//! Each function gets a [`Session`]: one request's connection to the shared database
+//! file (WAL mode, `busy_timeout` zero). Between any two of your statements another
+//! request may run to completion. Errors go back to the harness with `?`: when one is
+//! SQLITE_BUSY (5) or SQLITE_BUSY_SNAPSHOT (517) the harness rolls back what you left
+//! open and runs the whole request again later, as a client would.
+
+use crate::harness::{ITEM, Reservation, Session, Totals};
+use rusqlite::params;
+
+// ANCHOR: reserve
+/// Reserves `qty` units of [`ITEM`] under the id `db.who()`: a reservation row and the
+/// availability going down by `qty`, or nothing at all when too few units are left.
+pub fn reserve(db: &mut Session, qty: i64) -> rusqlite::Result<Reservation> {
+    let id = db.who();
+    // TODO: this check is a read of its own. Between it and the writes another request
+    // can reserve the same units, and the UPDATE below writes back a number computed
+    // from the old value. Make the check and both writes one transaction that holds the
+    // write lock from its first statement (BEGIN IMMEDIATE), and roll back when sold out.
+    let available = db.query_i64("SELECT available FROM inventory WHERE item = ?1", [ITEM])?;
+    if available < qty {
+        return Ok(Reservation::SoldOut);
+    }
+    db.execute("BEGIN", [])?;
+    db.execute(
+        "INSERT INTO reservations (id, item, qty) VALUES (?1, ?2, ?3)",
+        params![id, ITEM, qty],
+    )?;
+    db.execute(
+        "UPDATE inventory SET available = ?1 WHERE item = ?2",
+        params![available - qty, ITEM],
+    )?;
+    db.execute("COMMIT", [])?;
+    Ok(Reservation::Confirmed)
+}
+// ANCHOR_END: reserve
+
+// ANCHOR: reconcile
+/// The reconciliation report: units reserved and units available, which must add up to
+/// the stock.
+pub fn reconcile(db: &mut Session) -> rusqlite::Result<Totals> {
+    // TODO: each query below is its own read at its own instant; a reservation can
+    // commit between them. Read both inside one read transaction (one snapshot), and
+    // end it when done. A report must not take the write lock.
+    let available = db.query_i64("SELECT available FROM inventory WHERE item = ?1", [ITEM])?;
+    let reserved = db.query_i64(
+        "SELECT COALESCE(SUM(qty), 0) FROM reservations WHERE item = ?1",
+        [ITEM],
+    )?;
+    Ok(Totals {
+        reserved,
+        available,
+    })
+}
+// ANCHOR_END: reconcile
