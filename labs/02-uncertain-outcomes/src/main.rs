@@ -1,0 +1,10 @@
+use labkit::{LabBinary, lab_main};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    lab_main(LabBinary {
+        observe: uncertain_outcomes::observe::run,
+        scenarios: uncertain_outcomes::harness::SCENARIOS,
+        figures: uncertain_outcomes::harness::figures,
+    })
+}

@@ -1,0 +1,312 @@
+//! The observe phase: a naive settlement, run on every schedule with at most one fault.
+//!
+//! The naive code charges the payment processor inside a Spanner read-write transaction
+//! callback, without an idempotency key, and its caller treats every error as "it did not
+//! happen" and tries again. The exploration runs it once per schedule (the fault-free one,
+//! then each single fault: a crash, an ABORTED commit, a commit or a charge that times out
+//! with each of its hidden truths) and records what each schedule left behind. Every
+//! check, every answer and the crash matrix below are computed from those records; the
+//! answer keys live in `lab.toml`.
+
+use crate::harness::{App, Intent, SETTLEMENTS, Stop, World};
+use labkit::fault::{self, CrashMatrix, Scope, Sim, Verdict, Violation};
+use labkit::{Observation, Report};
+use sim_spanner::{ChargeRequest, Code, PaymentProcessor, Row};
+
+/// The one intent of the observe phase.
+pub const S1: Intent = Intent {
+    id: "S1",
+    amount: 120,
+};
+
+// ANCHOR: naive
+/// The naive settlement: the charge happens inside the read-write callback, with no
+/// idempotency key. `callback_runs` counts how often the runner called the callback.
+pub fn settle_naive(app: &mut App<'_>, intent: &Intent, callback_runs: &mut u32) -> Result<(), Stop> {
+    app.transaction(|txn, outside| {
+        *callback_runs += 1;
+        if txn.read(SETTLEMENTS, intent.id).is_some() {
+            return Ok(()); // already settled
+        }
+        let receipt = outside.charge(ChargeRequest {
+            reference: intent.id.to_string(),
+            amount: intent.amount,
+            idempotency_key: None,
+        })?;
+        txn.insert(
+            SETTLEMENTS,
+            intent.id,
+            Row::new()
+                .with("amount", intent.amount)
+                .with("status", "settled")
+                .with("receipt", receipt.id.as_str()),
+        );
+        Ok(())
+    })?;
+    Ok(())
+}
+// ANCHOR_END: naive
+
+/// What one naive schedule left behind.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    /// The faults the schedule took, as `site=option`.
+    pub faults: Vec<String>,
+    pub callback_runs: u32,
+    pub rows: usize,
+    /// Receipt ids for S1, in the order the processor issued them.
+    pub receipts: Vec<String>,
+    /// The receipt the settlement row names.
+    pub row_receipt: Option<String>,
+    /// For each DEADLINE_EXCEEDED the caller saw: was the row in the database right then?
+    pub row_when_deadline_exceeded: Vec<bool>,
+}
+
+// ANCHOR: naive_caller
+/// One naive schedule: up to three processes call `settle_naive`; the caller reads any
+/// error, DEADLINE_EXCEEDED included, as "nothing happened" and tries again. Then the
+/// faults heal and the invariants are checked.
+pub fn naive_scenario(sim: &mut Sim) -> (Verdict, Facts) {
+    let mut world = World::default();
+    let mut facts = Facts::default();
+    for _process in 1..=3 {
+        let result = settle_naive(&mut App::new(sim, &mut world), &S1, &mut facts.callback_runs);
+        match result {
+            Ok(()) => break,
+            Err(Stop::Spanner(Code::DeadlineExceeded)) => {
+                // The lab (not the naive code) looks at the truth at this moment.
+                let present = world.db.read(SETTLEMENTS, S1.id).is_some();
+                facts.row_when_deadline_exceeded.push(present);
+                sim.note("app", || "DEADLINE_EXCEEDED read as a rollback: settle again".into());
+            }
+            Err(stop) => sim.note("app", || format!("{stop:?}: settle again")),
+        }
+    }
+    sim.heal();
+    world.land_in_flight(sim);
+    facts.faults = sim.fault_list();
+    facts.rows = world.db.count(SETTLEMENTS);
+    facts.receipts = world.processor.search(S1.id).into_iter().map(|r| r.id).collect();
+    facts.row_receipt = world
+        .db
+        .read(SETTLEMENTS, S1.id)
+        .and_then(|row| row.text("receipt").map(str::to_string));
+    let verdict = if facts.receipts.len() > 1 {
+        Err(Violation::new(
+            "one receipt per intent",
+            &[
+                format!("Let S1 be the intent to charge {} once.", S1.amount),
+                format!(
+                    "Then the processor issued {} receipts ({}) while the database holds {} row(s).",
+                    facts.receipts.len(),
+                    facts.receipts.join(", "),
+                    facts.rows
+                ),
+                "Contradiction: the charge ran once per callback run or per retry.".into(),
+            ],
+        ))
+    } else if facts.row_receipt.is_none() || facts.row_receipt.as_ref() != facts.receipts.first() {
+        Err(Violation::new(
+            "the row names the receipt",
+            &[
+                "Let S1 be the intent.".into(),
+                format!("Then its row names {:?} and the processor holds {:?}.", facts.row_receipt, facts.receipts),
+                "Contradiction: a settled intent names the receipt that paid for it.".into(),
+            ],
+        ))
+    } else {
+        Ok(())
+    };
+    (verdict, facts)
+}
+// ANCHOR_END: naive_caller
+
+pub fn scope() -> Scope {
+    Scope {
+        lab: "02",
+        scenario: "naive",
+        max_faults: 1,
+    }
+}
+
+/// Every one-fault schedule of the naive settlement: the exploration, the crash matrix and
+/// the facts of each schedule (in exploration order).
+pub fn explore_naive() -> (fault::Exploration, CrashMatrix, Vec<Facts>) {
+    let mut all_facts = Vec::new();
+    let exploration = fault::explore_all(scope(), |sim| {
+        let (verdict, facts) = naive_scenario(sim);
+        all_facts.push(facts);
+        verdict
+    });
+    let matrix = CrashMatrix::from_exploration(&exploration);
+    (exploration, matrix, all_facts)
+}
+
+fn passes(matrix: &CrashMatrix, fault: &str) -> bool {
+    matrix
+        .cell(fault)
+        .unwrap_or_else(|| panic!("the crash matrix has no row `{fault}`:\n{}", matrix.render()))
+        .broken
+        .is_none()
+}
+
+fn facts_for<'a>(all: &'a [Facts], fault: &str) -> &'a Facts {
+    all.iter()
+        .find(|f| f.faults.len() == 1 && f.faults[0] == fault)
+        .unwrap_or_else(|| panic!("no schedule with the single fault `{fault}`"))
+}
+
+pub fn run() -> Report {
+    let mut obs = Observation::new("uncertain-outcomes");
+    let (exploration, matrix, all) = explore_naive();
+
+    // ANCHOR: observe_retried
+    // 1. The commit ends ABORTED once; the runner calls the callback again.
+    let aborted = facts_for(&all, "spanner:commit=rejected (definite)");
+    obs.check("the callback runs once per settlement", aborted.callback_runs == 1);
+    obs.check(
+        "the charge inside the callback repeats when the runner retries",
+        aborted.receipts.len() == 2,
+    );
+    obs.check(
+        "the row written by the aborted attempt is not in the database",
+        aborted.rows == 1 && aborted.row_receipt.as_ref() == aborted.receipts.last(),
+    );
+    // ANCHOR_END: observe_retried
+
+    // 2. DEADLINE_EXCEEDED on commit, over every schedule where the caller saw it.
+    let seen: Vec<bool> = all
+        .iter()
+        .flat_map(|f| f.row_when_deadline_exceeded.iter().copied())
+        .collect();
+    obs.check(
+        "a DEADLINE_EXCEEDED commit was rolled back",
+        !seen.is_empty() && seen.iter().all(|present| !present),
+    );
+    obs.check(
+        "a DEADLINE_EXCEEDED commit was applied",
+        !seen.is_empty() && seen.iter().all(|present| *present),
+    );
+    let one_row_two_receipts = all.iter().any(|f| f.rows == 1 && f.receipts.len() > 1);
+    obs.check("one committed row means one receipt", !one_row_two_receipts);
+
+    // 3. The crash matrix: each single fault, pass or the invariant it broke.
+    obs.check(
+        "a commit that ends DEADLINE_EXCEEDED after it applied leaves one receipt",
+        passes(&matrix, "spanner:commit=applied, response lost"),
+    );
+    obs.check(
+        "a commit that ends DEADLINE_EXCEEDED without applying leaves one receipt",
+        passes(&matrix, "spanner:commit=not applied"),
+    );
+    obs.check(
+        "an ABORTED commit leaves one receipt",
+        passes(&matrix, "spanner:commit=rejected (definite)"),
+    );
+    obs.check("a crash after the commit leaves one receipt", passes(&matrix, "app:after-commit=crash"));
+    obs.check(
+        "a charge that times out without being performed leaves one receipt",
+        passes(&matrix, "processor:charge=not applied"),
+    );
+    obs.check(
+        "a charge whose response is lost leaves one receipt",
+        passes(&matrix, "processor:charge=applied, response lost"),
+    );
+
+    // ANCHOR: observe_key
+    // 4. The same retry, with an idempotency key: the first response is lost.
+    let mut sim = Sim::replaying(&[1]);
+    let mut processor = PaymentProcessor::new();
+    let keyed = |key: &str| ChargeRequest {
+        reference: S1.id.to_string(),
+        amount: S1.amount,
+        idempotency_key: Some(key.to_string()),
+    };
+    let first = processor.charge(&mut sim, keyed("settle-S1"));
+    let retry = processor.charge(&mut sim, keyed("settle-S1"));
+    let after_retry = processor.search(S1.id).len();
+    obs.check(
+        "retrying with the same idempotency key returns the first receipt",
+        first.is_err() && retry.is_ok() && after_retry == 1,
+    );
+    processor
+        .charge(&mut sim, keyed("settle-S1-again"))
+        .expect("fault-free charge");
+    obs.check(
+        "a new idempotency key for the same intent is a second charge",
+        processor.search(S1.id).len() == 2,
+    );
+    // ANCHOR_END: observe_key
+
+    // Questions, answered from the same records.
+    let settlement_case = match (aborted.rows, aborted.receipts.len()) {
+        (1, 1) => "a",
+        (1, 2) => "b",
+        (2, 2) => "c",
+        (0, 1) => "d",
+        _ => "?",
+    };
+    obs.answer(
+        "settlement-case",
+        settlement_case,
+        format!(
+            "after one ABORTED commit: {} row(s), {} receipt(s), callback ran {} times",
+            aborted.rows,
+            aborted.receipts.len(),
+            aborted.callback_runs
+        ),
+    );
+    let deadline_truths = match (seen.iter().any(|p| *p), seen.iter().any(|p| !p)) {
+        (true, false) => "a",
+        (false, true) => "b",
+        (true, true) => "c",
+        (false, false) => "?",
+    };
+    obs.answer(
+        "deadline-truths",
+        deadline_truths,
+        format!(
+            "{} DEADLINE_EXCEEDED commits seen: {} with the row present, {} without",
+            seen.len(),
+            seen.iter().filter(|p| **p).count(),
+            seen.iter().filter(|p| !**p).count()
+        ),
+    );
+    let one_fault = exploration.per_level.get(1).copied().unwrap_or(0);
+    let one_fault_answer = match one_fault {
+        5 => "a",
+        9 => "b",
+        12 => "c",
+        15 => "d",
+        _ => "?",
+    };
+    obs.answer(
+        "one-fault-schedules",
+        one_fault_answer,
+        format!("{one_fault} schedules with exactly one fault"),
+    );
+    let failing = matrix.rows.iter().filter(|r| r.broken.is_some()).count();
+    let failing_answer = match failing {
+        0 => "a",
+        1..=3 => "b",
+        4..=6 => "c",
+        _ => "d",
+    };
+    obs.answer(
+        "matrix-failures",
+        failing_answer,
+        format!("{failing} of {} single faults break an invariant", matrix.rows.len()),
+    );
+
+    let matrix_lines: Vec<String> = matrix.render().lines().map(str::to_string).collect();
+    let summary = serde_json::json!({
+        "schedules": exploration.schedules,
+        "per_fault_count": exploration.per_level,
+        "crash_matrix": matrix_lines,
+        "deadline_exceeded_seen": seen.len(),
+        "scope": "Simulated Spanner read-write transactions (runner with ABORTED retries, \
+                  DEADLINE_EXCEEDED with a hidden truth) and a simulated payment processor; \
+                  one intent, one client, every schedule with at most one fault.",
+    });
+    obs.finish(None, summary)
+}
