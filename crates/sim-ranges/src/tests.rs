@@ -30,8 +30,8 @@ fn timestamp_first(history: i64, splits: usize) -> Table {
 #[test]
 fn keys_compare_part_by_part_and_a_prefix_sorts_first() {
     // https://cloud.google.com/spanner/docs/whitepapers/optimizing-schema-design
-    // "Rows in a Spanner table are sorted lexicographically by PRIMARY KEY ... keys are
-    // ordered by the concatenation of the columns in the order they are declared."
+    // (Table layout, paraphrased) The rows of a table are sorted lexicographically by
+    // PRIMARY KEY: conceptually by the key columns concatenated in declaration order.
     let short = Key::new([Part::Int(3)]);
     let long = Key::new([Part::Int(3), Part::from("a")]);
     let next = Key::new([Part::Int(4)]);
@@ -44,8 +44,8 @@ fn keys_compare_part_by_part_and_a_prefix_sorts_first() {
 #[test]
 fn a_split_is_a_contiguous_key_range_and_size_splitting_balances_rows() {
     // https://cloud.google.com/spanner/docs/whitepapers/optimizing-schema-design
-    // "A split holds a range of contiguous rows ... the unit by which Spanner distributes
-    // your database across compute resources."
+    // (Table layout, paraphrased) A split holds a range of contiguous rows and is the
+    // unit by which Spanner distributes a database across its compute resources.
     let table = timestamp_first(80, 4);
     assert_eq!(table.data().splits(), 4);
     let mut rows_per_split = vec![0; 4];
@@ -82,9 +82,9 @@ fn monotonically_increasing_first_key_part_sends_every_insert_to_the_last_split(
 #[test]
 fn a_decreasing_first_key_part_sends_every_insert_to_the_first_split() {
     // https://cloud.google.com/spanner/docs/schema-design
-    // Reversing the timestamp's order "doesn't solve the problem, because then all
-    // writes are inserted at the top of the table instead, which still sends all
-    // inserts to a single server."
+    // (Paraphrased) Reversing the order of the timestamp column does not solve the
+    // problem: every write is then inserted at the top of the table instead, which
+    // still sends all inserts to a single server.
     let mut table = Table::new("Orders");
     for i in 0..80 {
         table
@@ -103,8 +103,9 @@ fn a_decreasing_first_key_part_sends_every_insert_to_the_first_split() {
 #[test]
 fn an_index_led_by_the_timestamp_concentrates_its_writes_again() {
     // https://cloud.google.com/spanner/docs/schema-design
-    // "Creating a non-interleaved index on a column whose value monotonically increases
-    // or decreases, even if it isn't a primary key column, can create hotspots."
+    // (Secondary indexes and hotspots, paraphrased) An index on a column whose value
+    // increases or decreases monotonically can create a hotspot even when that column
+    // is not part of the table's primary key.
     // https://cloud.google.com/spanner/docs/secondary-indexes
     // "Spanner stores the following data in each secondary index: All key columns from
     // the base table ..." (so the index key is the indexed column, then the primary key).
@@ -142,7 +143,7 @@ fn an_index_led_by_the_timestamp_concentrates_its_writes_again() {
 #[test]
 fn insert_of_an_existing_key_fails_with_already_exists_and_changes_nothing() {
     // https://cloud.google.com/spanner/docs/reference/rest/v1/projects.instances.databases.sessions/commit
-    // (Mutation.insert) "Insert new rows in a table. If any of the rows already exist,
+    // (Mutation.insert, verbatim) "Insert new rows in a table. If any of the rows already exist,
     // the write or transaction fails with error ALREADY_EXISTS."
     let mut table = timestamp_first(8, 2);
     let key = Key::new([Part::Int(0), Part::from("o0")]);
@@ -158,9 +159,9 @@ fn insert_of_an_existing_key_fails_with_already_exists_and_changes_nothing() {
 #[test]
 fn a_range_read_reports_every_split_it_touches() {
     // https://cloud.google.com/spanner/docs/whitepapers/optimizing-schema-design
-    // "Operations that cross splits are more expensive than equivalent operations that
-    // do not, due to increased communication. This is true even if those splits happen
-    // to be served by the same node."
+    // (Paraphrased) Operations that cross splits cost more than equivalent operations
+    // that do not, because of the extra communication, even when the splits happen to
+    // be served by the same node.
     let table = timestamp_first(80, 4); // split points at t = 200, 400, 600
     let within = table.read(&KeyRange::new(
         Key::new([Part::Int(210)]),
@@ -185,8 +186,8 @@ fn a_range_read_reports_every_split_it_touches() {
 #[test]
 fn more_servers_do_not_spread_a_single_hot_split() {
     // https://cloud.google.com/spanner/docs/schema-design
-    // "Spanner assigns work to different servers in units of splits, so the server
-    // assigned to this particular split ends up handling all the insert requests."
+    // (Paraphrased) Spanner assigns work to servers in units of splits, so the server
+    // assigned to the split at the end of the key space handles every insert.
     let mut table = timestamp_first(80, 4);
     for i in 80..120 {
         let id = format!("o{i}");
@@ -206,8 +207,9 @@ fn more_servers_do_not_spread_a_single_hot_split() {
 #[test]
 fn load_based_splitting_of_a_monotonic_hotspot_makes_a_new_hot_split() {
     // https://cloud.google.com/spanner/docs/schema-design
-    // "Spanner adds subsequent new rows to this new split, and the server assigned to
-    // the split becomes the new potential hotspot."
+    // (Paraphrased) When the last split grows and Spanner creates a new split, it adds
+    // the subsequent new rows to that new split, and the server assigned to it becomes
+    // the new potential hotspot.
     let mut table = timestamp_first(80, 4);
     let mut next = 80;
     let mut insert_batch = |table: &mut Table| {
