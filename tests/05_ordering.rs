@@ -1,0 +1,52 @@
+//! Lab 05 graded suite, compiled into both the learner's crate and the reference
+//! solution. Run it with `cargo labs check 05`.
+
+use labkit::fault::{self, Token};
+use ordering::harness::{ALL_INVARIANTS, Invariant, explore_ledger, ledger_scenario};
+use pretty_assertions::assert_eq;
+
+#[test]
+fn the_fault_free_run_applies_every_effect_once() {
+    explore_ledger(0, &ALL_INVARIANTS).assert_ok();
+}
+
+#[test]
+fn no_message_is_lost_when_the_consumer_crashes() {
+    explore_ledger(1, &[Invariant::NoMessageLost]).assert_ok();
+}
+
+#[test]
+fn no_effect_is_applied_twice_when_an_ack_is_lost() {
+    explore_ledger(1, &[Invariant::NoEffectTwice]).assert_ok();
+}
+
+#[test]
+fn each_account_is_applied_in_sequence_when_the_ledger_is_busy() {
+    explore_ledger(1, &[Invariant::InSequence]).assert_ok();
+}
+
+#[test]
+fn balances_equal_the_fault_free_run_under_every_schedule_with_two_faults() {
+    let exploration = explore_ledger(2, &ALL_INVARIANTS);
+    exploration.assert_ok();
+    assert!(
+        exploration.per_level[2] > 0,
+        "two-fault schedules were explored"
+    );
+}
+
+#[test]
+fn every_schedule_replays_identically() {
+    let sample: Vec<Token> = [
+        "v1:",
+        "v1:1",
+        "v1:0.0.1",
+        "v1:0.0.0.1.0.1",
+        "v1:0.1.0.0.0.0.1",
+    ]
+    .iter()
+    .map(|t| Token::parse(t).unwrap())
+    .collect();
+    let checked = fault::check_determinism(&sample, |sim| ledger_scenario(sim, &ALL_INVARIANTS));
+    assert_eq!(checked, Ok(sample.len()));
+}
