@@ -143,6 +143,33 @@ pub struct AuditEntry {
     pub status: u16,
 }
 
+/// Every statement goes through SQLite's statement cache: explorations open thousands of
+/// stores, and parsing SQL again for every request would dominate their run time.
+trait Cached {
+    fn execute_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize>;
+    fn prepare_cached_query_row<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T>;
+}
+
+impl Cached for Connection {
+    fn execute_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize> {
+        self.prepare_cached(sql)?.execute(params)
+    }
+
+    fn prepare_cached_query_row<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.prepare_cached(sql)?.query_row(params, f)
+    }
+}
+
 /// The origin: strongly consistent, durable in SQLite.
 pub struct ObjectStore {
     db: Connection,
@@ -234,7 +261,7 @@ impl ObjectStore {
     /// `buckets.insert`, with Object Versioning on or off.
     pub fn create_bucket(&mut self, bucket: &str, versioning: bool) {
         self.db
-            .execute(
+            .execute_cached(
                 "INSERT OR REPLACE INTO buckets (name, versioning) VALUES (?1, ?2)",
                 params![bucket, versioning],
             )
@@ -244,7 +271,7 @@ impl ObjectStore {
     /// Adds an IAM binding (member, role) to the bucket's policy.
     pub fn grant(&mut self, bucket: &str, member: &str, role: Role) {
         self.db
-            .execute(
+            .execute_cached(
                 "INSERT OR IGNORE INTO bindings (bucket, member, role) VALUES (?1, ?2, ?3)",
                 params![bucket, member, role.name()],
             )
@@ -288,7 +315,7 @@ impl ObjectStore {
 
     fn versioning(&self, bucket: &str) -> Result<bool, StorageError> {
         self.db
-            .query_row(
+            .prepare_cached_query_row(
                 "SELECT versioning FROM buckets WHERE name = ?1",
                 params![bucket],
                 |row| row.get::<_, bool>(0),
@@ -313,13 +340,13 @@ impl ObjectStore {
             })
         };
         let found = match generation {
-            None => self.db.query_row(
+            None => self.db.prepare_cached_query_row(
                 "SELECT generation, metageneration, length(data), cache_control, live
                  FROM objects WHERE bucket = ?1 AND name = ?2 AND live = 1",
                 params![bucket, name],
                 row,
             ),
-            Some(g) => self.db.query_row(
+            Some(g) => self.db.prepare_cached_query_row(
                 "SELECT generation, metageneration, length(data), cache_control, live
                  FROM objects WHERE bucket = ?1 AND name = ?2 AND generation = ?3",
                 params![bucket, name, g],
@@ -342,7 +369,7 @@ impl ObjectStore {
             Err(e) => (None, e.code()),
         };
         self.db
-            .execute(
+            .execute_cached(
                 "INSERT INTO audit (principal, method, bucket, name, generation, status)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![principal, method, bucket, name, generation, status],
@@ -358,7 +385,7 @@ impl ObjectStore {
             "DELETE FROM objects WHERE bucket = ?1 AND name = ?2 AND generation = ?3"
         };
         self.db
-            .execute(sql, params![bucket, name, generation])
+            .execute_cached(sql, params![bucket, name, generation])
             .expect("retire generation");
     }
 
@@ -394,7 +421,7 @@ impl ObjectStore {
         }
         let generation: i64 = self
             .db
-            .query_row(
+            .prepare_cached_query_row(
                 "UPDATE counter SET next_generation = next_generation + 1 WHERE id = 1
                  RETURNING next_generation - 1",
                 [],
@@ -402,7 +429,7 @@ impl ObjectStore {
             )
             .expect("next generation");
         self.db
-            .execute(
+            .execute_cached(
                 "INSERT INTO objects (bucket, name, generation, metageneration, data, cache_control, live)
                  VALUES (?1, ?2, ?3, 1, ?4, ?5, 1)",
                 params![bucket, name, generation, upload.data, upload.cache_control],
@@ -444,7 +471,7 @@ impl ObjectStore {
         let meta = self.get(principal, bucket, name, generation, preconditions)?;
         let data: Vec<u8> = self
             .db
-            .query_row(
+            .prepare_cached_query_row(
                 "SELECT data FROM objects WHERE bucket = ?1 AND name = ?2 AND generation = ?3",
                 params![bucket, name, meta.generation],
                 |row| row.get(0),
@@ -480,7 +507,7 @@ impl ObjectStore {
                 .ok_or_else(|| not_found(bucket, name, None))?;
             check(&preconditions, Some(&live))?;
             self.db
-                .execute(
+                .execute_cached(
                     "UPDATE objects SET metageneration = metageneration + 1, cache_control = ?4
                      WHERE bucket = ?1 AND name = ?2 AND generation = ?3",
                     params![bucket, name, live.generation, cache_control],

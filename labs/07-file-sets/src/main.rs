@@ -1,0 +1,10 @@
+use labkit::{LabBinary, lab_main};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    lab_main(LabBinary {
+        observe: file_sets::observe::run,
+        scenarios: file_sets::harness::SCENARIOS,
+        figures: file_sets::harness::figures,
+    })
+}
