@@ -790,6 +790,11 @@ impl RetryPolicy {
     }
 }
 
+/// The version of the bundled SQLite library.
+pub fn sqlite_version() -> String {
+    rusqlite::version().to_string()
+}
+
 /// The `p`-th percentile (0–100) of `values` by the nearest-rank method; 0 when empty.
 pub fn percentile(values: &[u64], p: u64) -> u64 {
     if values.is_empty() {
