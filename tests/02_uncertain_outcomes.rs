@@ -4,8 +4,8 @@
 use labkit::fault::{self, Token};
 use pretty_assertions::assert_eq;
 use uncertain_outcomes::harness::{
-    ALL_EVIDENCE, ALL_INVARIANTS, Evidence, Invariant, explore_reconciliation,
-    explore_settlement, settlement_scenario, settlement_scope,
+    ALL_EVIDENCE, ALL_INVARIANTS, Evidence, Invariant, explore_reconciliation, explore_settlement,
+    settlement_scenario, settlement_scope,
 };
 
 #[test]
@@ -22,7 +22,10 @@ fn no_intent_is_charged_twice_when_a_commit_aborts_or_times_out() {
 fn every_intent_is_settled_exactly_once_under_every_schedule_with_two_faults() {
     let exploration = explore_settlement(2, &ALL_INVARIANTS);
     exploration.assert_ok();
-    assert!(exploration.per_level[2] > 0, "two-fault schedules were explored");
+    assert!(
+        exploration.per_level[2] > 0,
+        "two-fault schedules were explored"
+    );
 }
 
 #[test]
@@ -34,7 +37,10 @@ fn reconciliation_relates_every_receipt_to_its_intent() {
 fn reconciliation_keeps_the_evidence_under_every_schedule_with_two_faults() {
     let exploration = explore_reconciliation(2, &ALL_EVIDENCE);
     exploration.assert_ok();
-    assert!(exploration.per_level[2] > 0, "two-fault schedules were explored");
+    assert!(
+        exploration.per_level[2] > 0,
+        "two-fault schedules were explored"
+    );
 }
 
 #[test]
@@ -43,9 +49,13 @@ fn every_schedule_replays_identically() {
     let all = fault::explore_all(settlement_scope(1), |sim| {
         settlement_scenario(sim, &ALL_INVARIANTS)
     });
-    let sample: Vec<Token> = all.runs.iter().step_by(3).map(|r| r.token.clone()).collect();
-    let checked = fault::check_determinism(&sample, |sim| {
-        settlement_scenario(sim, &ALL_INVARIANTS)
-    });
+    let sample: Vec<Token> = all
+        .runs
+        .iter()
+        .step_by(3)
+        .map(|r| r.token.clone())
+        .collect();
+    let checked =
+        fault::check_determinism(&sample, |sim| settlement_scenario(sim, &ALL_INVARIANTS));
     assert_eq!(checked, Ok(sample.len()));
 }

@@ -4,12 +4,14 @@
 use labkit::fault::{Fate, Glyph, Sim};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::rc::Rc;
 
-/// A column value.
+/// A column value. Text is shared (`Rc<str>`), so reading a row copies no text: a
+/// lab's exploration reads rows tens of thousands of times per second.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
     Int(i64),
-    Text(String),
+    Text(Rc<str>),
     Bool(bool),
 }
 
@@ -21,13 +23,19 @@ impl From<i64> for Value {
 
 impl From<&str> for Value {
     fn from(v: &str) -> Self {
-        Value::Text(v.to_string())
+        Value::Text(Rc::from(v))
     }
 }
 
 impl From<String> for Value {
     fn from(v: String) -> Self {
-        Value::Text(v)
+        Value::Text(Rc::from(v))
+    }
+}
+
+impl From<&String> for Value {
+    fn from(v: &String) -> Self {
+        Value::Text(Rc::from(v.as_str()))
     }
 }
 
@@ -45,7 +53,10 @@ pub struct Row {
 
 impl Row {
     pub fn new() -> Self {
-        Row::default()
+        // Room for the handful of columns a lab row has, so building one allocates once.
+        Row {
+            columns: Vec::with_capacity(6),
+        }
     }
 
     /// The row with `column` set to `value` (replacing an earlier value).
@@ -187,17 +198,34 @@ struct Stored {
     version: u64,
 }
 
+/// What can happen to a commit (option 0 first), and the labels the fault core records;
+/// `Sim::fate` does the same, without a fixed array.
+pub(crate) const COMMIT_FATES: [Fate; 5] = [
+    Fate::Ok,
+    Fate::Rejected,
+    Fate::AppliedResponseLost,
+    Fate::NotApplied,
+    Fate::AppliedLater,
+];
+pub(crate) const COMMIT_LABELS: [&str; 5] = [
+    "ok",
+    "rejected (definite)",
+    "applied, response lost",
+    "not applied",
+    "applied later",
+];
+
 /// A commit whose fate was "applied later": it lands before the next commit.
 #[derive(Clone, Debug)]
 struct InFlight {
-    reads: Vec<(&'static str, String, u64)>,
+    reads: Vec<(&'static str, Rc<str>, u64)>,
     mutations: Vec<Mutation>,
 }
 
 /// The durable state of the database. A crash of the application keeps it whole.
 #[derive(Clone, Debug, Default)]
 pub struct Database {
-    tables: BTreeMap<&'static str, BTreeMap<String, Stored>>,
+    tables: BTreeMap<&'static str, BTreeMap<Rc<str>, Stored>>,
     last_commit_timestamp: u64,
     in_flight: Vec<InFlight>,
     commits: u64,
@@ -207,7 +235,7 @@ pub struct Database {
 /// The runner creates it; the callback uses it.
 pub struct Transaction<'db> {
     db: &'db Database,
-    reads: Vec<(&'static str, String, u64)>,
+    reads: Vec<(&'static str, Rc<str>, u64)>,
     mutations: Vec<Mutation>,
 }
 
@@ -216,10 +244,16 @@ impl Transaction<'_> {
     /// writes this row before this transaction commits, the commit ends ABORTED.
     /// Buffered mutations of this transaction are not visible here.
     pub fn read(&mut self, table: &'static str, key: &str) -> Option<Row> {
-        let stored = self.db.stored(table, key);
-        let version = stored.map_or(0, |s| s.version);
-        self.reads.push((table, key.to_string(), version));
-        stored.and_then(|s| s.row.clone())
+        match self.db.stored_entry(table, key) {
+            Some((stored_key, stored)) => {
+                self.reads.push((table, stored_key.clone(), stored.version));
+                stored.row.clone()
+            }
+            None => {
+                self.reads.push((table, Rc::from(key), 0));
+                None
+            }
+        }
     }
 
     /// Every row of a table, in key order (a full scan; each row read is remembered).
@@ -229,7 +263,7 @@ impl Transaction<'_> {
             for (key, stored) in rows {
                 self.reads.push((table, key.clone(), stored.version));
                 if let Some(row) = &stored.row {
-                    out.push((key.clone(), row.clone()));
+                    out.push((key.to_string(), row.clone()));
                 }
             }
         }
@@ -285,7 +319,7 @@ impl Transaction<'_> {
 /// A finished transaction's reads and buffered mutations, ready to commit.
 #[derive(Clone, Debug)]
 pub struct Buffered {
-    reads: Vec<(&'static str, String, u64)>,
+    reads: Vec<(&'static str, Rc<str>, u64)>,
     mutations: Vec<Mutation>,
 }
 
@@ -296,6 +330,12 @@ impl Database {
 
     fn stored(&self, table: &str, key: &str) -> Option<&Stored> {
         self.tables.get(table).and_then(|rows| rows.get(key))
+    }
+
+    fn stored_entry(&self, table: &str, key: &str) -> Option<(&Rc<str>, &Stored)> {
+        self.tables
+            .get(table)
+            .and_then(|rows| rows.get_key_value(key))
     }
 
     /// A strong read outside any transaction (a single-use read-only transaction).
@@ -309,7 +349,7 @@ impl Database {
             .get(table)
             .map(|rows| {
                 rows.iter()
-                    .filter_map(|(k, s)| s.row.clone().map(|r| (k.clone(), r)))
+                    .filter_map(|(k, s)| s.row.clone().map(|r| (k.to_string(), r)))
                     .collect()
             })
             .unwrap_or_default()
@@ -377,16 +417,7 @@ impl Database {
                 code: Code::Aborted,
             });
         }
-        let fate = sim.fate(
-            "spanner:commit",
-            &[
-                Fate::Ok,
-                Fate::Rejected,
-                Fate::AppliedResponseLost,
-                Fate::NotApplied,
-                Fate::AppliedLater,
-            ],
-        );
+        let fate = COMMIT_FATES[sim.choose("spanner:commit", &COMMIT_LABELS)];
         match fate {
             Fate::Ok => match self.apply(&parts.mutations) {
                 Ok(ts) => {
@@ -480,7 +511,10 @@ impl Database {
         }
     }
 
-    fn stale_read(&self, reads: &[(&'static str, String, u64)]) -> Option<(&'static str, String)> {
+    fn stale_read(
+        &self,
+        reads: &[(&'static str, Rc<str>, u64)],
+    ) -> Option<(&'static str, Rc<str>)> {
         reads
             .iter()
             .find(|(table, key, version)| {
@@ -506,10 +540,16 @@ impl Database {
         for m in mutations {
             let (table, key) = m.target();
             let rows = self.tables.entry(table).or_default();
-            let slot = rows.entry(key.to_string()).or_insert(Stored {
-                row: None,
-                version: 0,
-            });
+            if !rows.contains_key(key) {
+                rows.insert(
+                    Rc::from(key),
+                    Stored {
+                        row: None,
+                        version: 0,
+                    },
+                );
+            }
+            let slot = rows.get_mut(key).expect("inserted above");
             slot.version = ts;
             match m {
                 Mutation::Insert { row, .. } => slot.row = Some(row.clone()),

@@ -5,6 +5,20 @@
 use labkit::fault::{Fate, Glyph, Sim};
 use std::fmt;
 
+/// What can happen to a charge (option 0 first), with the fault core's labels.
+pub(crate) const CHARGE_FATES: [Fate; 4] = [
+    Fate::Ok,
+    Fate::AppliedResponseLost,
+    Fate::NotApplied,
+    Fate::AppliedLater,
+];
+pub(crate) const CHARGE_LABELS: [&str; 4] = [
+    "ok",
+    "applied, response lost",
+    "not applied",
+    "applied later",
+];
+
 /// A request to charge `amount` for `reference` (the intent the charge pays for).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChargeRequest {
@@ -96,15 +110,7 @@ impl PaymentProcessor {
     ) -> Result<Receipt, ProcessorError> {
         self.calls += 1;
         self.land_in_flight(sim);
-        let fate = sim.fate(
-            "processor:charge",
-            &[
-                Fate::Ok,
-                Fate::AppliedResponseLost,
-                Fate::NotApplied,
-                Fate::AppliedLater,
-            ],
-        );
+        let fate = CHARGE_FATES[sim.choose("processor:charge", &CHARGE_LABELS)];
         let describe = |request: &ChargeRequest| {
             let key = request.idempotency_key.as_deref().unwrap_or("none");
             format!(

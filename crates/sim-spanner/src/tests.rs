@@ -397,3 +397,21 @@ fn every_schedule_of_one_commit_replays_identically() {
         assert_eq!(a.timeline(), b.timeline());
     }
 }
+
+#[test]
+fn the_fault_labels_are_the_fault_cores_own() {
+    // Crash matrices and replay tokens name faults by these labels; they must be the ones
+    // `Sim::fate` would record.
+    for (fate, label) in crate::database::COMMIT_FATES
+        .iter()
+        .zip(crate::database::COMMIT_LABELS)
+    {
+        assert_eq!(fate.label(), label);
+    }
+    for (fate, label) in crate::processor::CHARGE_FATES
+        .iter()
+        .zip(crate::processor::CHARGE_LABELS)
+    {
+        assert_eq!(fate.label(), label);
+    }
+}

@@ -22,7 +22,11 @@ pub const S1: Intent = Intent {
 // ANCHOR: naive
 /// The naive settlement: the charge happens inside the read-write callback, with no
 /// idempotency key. `callback_runs` counts how often the runner called the callback.
-pub fn settle_naive(app: &mut App<'_>, intent: &Intent, callback_runs: &mut u32) -> Result<(), Stop> {
+pub fn settle_naive(
+    app: &mut App<'_>,
+    intent: &Intent,
+    callback_runs: &mut u32,
+) -> Result<(), Stop> {
     app.transaction(|txn, outside| {
         *callback_runs += 1;
         if txn.read(SETTLEMENTS, intent.id).is_some() {
@@ -70,14 +74,20 @@ pub fn naive_scenario(sim: &mut Sim) -> (Verdict, Facts) {
     let mut world = World::default();
     let mut facts = Facts::default();
     for _process in 1..=3 {
-        let result = settle_naive(&mut App::new(sim, &mut world), &S1, &mut facts.callback_runs);
+        let result = settle_naive(
+            &mut App::new(sim, &mut world),
+            &S1,
+            &mut facts.callback_runs,
+        );
         match result {
             Ok(()) => break,
             Err(Stop::Spanner(Code::DeadlineExceeded)) => {
                 // The lab (not the naive code) looks at the truth at this moment.
                 let present = world.db.read(SETTLEMENTS, S1.id).is_some();
                 facts.row_when_deadline_exceeded.push(present);
-                sim.note("app", || "DEADLINE_EXCEEDED read as a rollback: settle again".into());
+                sim.note("app", || {
+                    "DEADLINE_EXCEEDED read as a rollback: settle again".into()
+                });
             }
             Err(stop) => sim.note("app", || format!("{stop:?}: settle again")),
         }
@@ -86,7 +96,12 @@ pub fn naive_scenario(sim: &mut Sim) -> (Verdict, Facts) {
     world.land_in_flight(sim);
     facts.faults = sim.fault_list();
     facts.rows = world.db.count(SETTLEMENTS);
-    facts.receipts = world.processor.search(S1.id).into_iter().map(|r| r.id).collect();
+    facts.receipts = world
+        .processor
+        .search(S1.id)
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
     facts.row_receipt = world
         .db
         .read(SETTLEMENTS, S1.id)
@@ -110,7 +125,10 @@ pub fn naive_scenario(sim: &mut Sim) -> (Verdict, Facts) {
             "the row names the receipt",
             &[
                 "Let S1 be the intent.".into(),
-                format!("Then its row names {:?} and the processor holds {:?}.", facts.row_receipt, facts.receipts),
+                format!(
+                    "Then its row names {:?} and the processor holds {:?}.",
+                    facts.row_receipt, facts.receipts
+                ),
                 "Contradiction: a settled intent names the receipt that paid for it.".into(),
             ],
         ))
@@ -145,7 +163,12 @@ pub fn explore_naive() -> (fault::Exploration, CrashMatrix, Vec<Facts>) {
 fn passes(matrix: &CrashMatrix, fault: &str) -> bool {
     matrix
         .cell(fault)
-        .unwrap_or_else(|| panic!("the crash matrix has no row `{fault}`:\n{}", matrix.render()))
+        .unwrap_or_else(|| {
+            panic!(
+                "the crash matrix has no row `{fault}`:\n{}",
+                matrix.render()
+            )
+        })
         .broken
         .is_none()
 }
@@ -163,7 +186,10 @@ pub fn run() -> Report {
     // ANCHOR: observe_retried
     // 1. The commit ends ABORTED once; the runner calls the callback again.
     let aborted = facts_for(&all, "spanner:commit=rejected (definite)");
-    obs.check("the callback runs once per settlement", aborted.callback_runs == 1);
+    obs.check(
+        "the callback runs once per settlement",
+        aborted.callback_runs == 1,
+    );
     obs.check(
         "the charge inside the callback repeats when the runner retries",
         aborted.receipts.len() == 2,
@@ -203,7 +229,10 @@ pub fn run() -> Report {
         "an ABORTED commit leaves one receipt",
         passes(&matrix, "spanner:commit=rejected (definite)"),
     );
-    obs.check("a crash after the commit leaves one receipt", passes(&matrix, "app:after-commit=crash"));
+    obs.check(
+        "a crash after the commit leaves one receipt",
+        passes(&matrix, "app:after-commit=crash"),
+    );
     obs.check(
         "a charge that times out without being performed leaves one receipt",
         passes(&matrix, "processor:charge=not applied"),
@@ -295,7 +324,10 @@ pub fn run() -> Report {
     obs.answer(
         "matrix-failures",
         failing_answer,
-        format!("{failing} of {} single faults break an invariant", matrix.rows.len()),
+        format!(
+            "{failing} of {} single faults break an invariant",
+            matrix.rows.len()
+        ),
     );
 
     let matrix_lines: Vec<String> = matrix.render().lines().map(str::to_string).collect();

@@ -9,15 +9,20 @@ use crate::harness::{App, Intent, RECONCILIATION, RECORDED, SETTLEMENTS, Stop, U
 use sim_spanner::{ChargeRequest, Row};
 
 // ANCHOR: settle
+/// The settlement's idempotency key: derived from the intent, so every attempt of every
+/// process sends the same one.
+fn idempotency_key(intent: &Intent) -> String {
+    format!("settle-{}", intent.id)
+}
+
 /// Settles one intent: charges its amount once and records the receipt in its row.
 pub fn settle(app: &mut App<'_>, intent: &Intent) -> Result<(), Stop> {
-    let key = format!("settle-{}", intent.id);
-
     // 1. Locate the state of the original identity before doing anything.
     match app.read(SETTLEMENTS, intent.id) {
         Some(row) if row.text("status") == Some("settled") => return Ok(()),
         Some(_pending) => {}
         None => {
+            let key = idempotency_key(intent);
             // Record the intent and its key first. Insert only if absent: after a
             // DEADLINE_EXCEEDED the first commit may have applied (or may still land, in
             // which case this transaction's read is invalidated and the runner re-reads).
@@ -39,6 +44,7 @@ pub fn settle(app: &mut App<'_>, intent: &Intent) -> Result<(), Stop> {
 
     // 2. Charge outside any callback, under the intent's key, unless the processor
     //    already holds the receipt of an earlier attempt whose response was lost.
+    let key = idempotency_key(intent);
     let earlier = app
         .search(intent.id)
         .into_iter()
@@ -88,7 +94,10 @@ pub fn reconcile(app: &mut App<'_>) -> Result<(), Stop> {
                 &receipt.id,
                 Row::new()
                     .with("intent", receipt.reference.as_str())
-                    .with("attempt", receipt.idempotency_key.as_deref().unwrap_or("no key"))
+                    .with(
+                        "attempt",
+                        receipt.idempotency_key.as_deref().unwrap_or("no key"),
+                    )
                     .with("amount", receipt.amount)
                     .with("recorded", recorded)
                     .with("finding", if recorded { RECORDED } else { UNRECORDED }),
