@@ -60,12 +60,19 @@ pub fn read_predictions(lab: &Lab) -> Result<Option<Predictions>, Failure> {
     match std::fs::read_to_string(&path) {
         Ok(text) => Ok(Some(predictions::parse(lab, &text)?)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Failure::input(format!("cannot read {}: {e}", path.display()))),
+        Err(e) => Err(Failure::input(format!(
+            "cannot read {}: {e}",
+            path.display()
+        ))),
     }
 }
 
 fn check_mark(ok: bool) -> colored::ColoredString {
-    if ok { "✓".green().bold() } else { "✗".red().bold() }
+    if ok {
+        "✓".green().bold()
+    } else {
+        "✗".red().bold()
+    }
 }
 
 // ---------------------------------------------------------------------------- status
@@ -91,7 +98,9 @@ pub fn status(wb: &Workbook) -> Outcome {
             Some(g) => format!("graded {}/{}", g.passed, g.total),
             None => "not graded".to_string(),
         };
-        let done = graded.as_ref().is_some_and(|g| g.passed == g.total && g.total > 0);
+        let done = graded
+            .as_ref()
+            .is_some_and(|g| g.passed == g.total && g.total > 0);
         println!(
             "  {} {:<48} predictions {answered:>2}/{total:<2}  {:<16} {}",
             if done { "✓".green() } else { "·".normal() },
@@ -102,7 +111,10 @@ pub fn status(wb: &Workbook) -> Outcome {
         if next.is_none() && !done {
             let n = &lab.meta.number;
             next = Some(if answered == 0 {
-                format!("predict what lab {n} will show: `cargo labs predict {n}` (read {} first)", lab.meta.chapter)
+                format!(
+                    "predict what lab {n} will show: `cargo labs predict {n}` (read {} first)",
+                    lab.meta.chapter
+                )
             } else if !sealed || run.is_none() {
                 format!("run lab {n} and compare: `cargo labs run {n}`")
             } else {
@@ -212,7 +224,11 @@ fn ask(lab: &Lab, answers: &mut BTreeMap<String, Answer>) -> Outcome {
         let id = check.id();
         let current = answers.get(&id).map(Answer::show).unwrap_or("?".into());
         loop {
-            let prompt = format!("[{}/{total}] {}\n  holds or fails? [{current}] ", i + 1, check.claim);
+            let prompt = format!(
+                "[{}/{total}] {}\n  holds or fails? [{current}] ",
+                i + 1,
+                check.claim
+            );
             let Some(input) = read(&prompt) else {
                 return Ok(());
             };
@@ -270,7 +286,15 @@ fn ask(lab: &Lab, answers: &mut BTreeMap<String, Answer>) -> Outcome {
 /// Runs a lab's observe phase and returns its report.
 pub fn observe(wb: &Workbook, lab: &Lab) -> Result<Report, Failure> {
     let mut command = cargo();
-    command.args(["run", "-q", "-p", &lab.meta.package, "--", "observe", "--json"]);
+    command.args([
+        "run",
+        "-q",
+        "-p",
+        &lab.meta.package,
+        "--",
+        "observe",
+        "--json",
+    ]);
     let finished = run_lab(wb, lab, command)?;
     if !finished.success() {
         return Err(explain_failed_run(lab, &finished, "run"));
@@ -285,8 +309,12 @@ pub fn observe(wb: &Workbook, lab: &Lab) -> Result<Report, Failure> {
 }
 
 fn run_lab(wb: &Workbook, lab: &Lab, command: std::process::Command) -> Result<Finished, Failure> {
-    run_limited(command, &wb.root, Duration::from_secs(lab.meta.time_limit_secs))
-        .map_err(|e| Failure::input(format!("cannot start cargo: {e}")))
+    run_limited(
+        command,
+        &wb.root,
+        Duration::from_secs(lab.meta.time_limit_secs),
+    )
+    .map_err(|e| Failure::input(format!("cannot start cargo: {e}")))
 }
 
 /// Turns a failed subprocess into a message that names the lab and the reason.
@@ -423,7 +451,10 @@ pub fn run(wb: &Workbook, lab: &Lab, anyway: bool) -> Outcome {
     if let Some(sqlite) = &report.sqlite {
         println!("SQLite {sqlite}");
     }
-    let missed: Vec<&Compared> = rows.iter().filter(|r| !r.correct && r.predicted.is_some()).collect();
+    let missed: Vec<&Compared> = rows
+        .iter()
+        .filter(|r| !r.correct && r.predicted.is_some())
+        .collect();
     if !missed.is_empty() {
         println!("\n{}", "Where the run surprised you:".bold());
         for row in missed {
@@ -440,10 +471,19 @@ pub fn run(wb: &Workbook, lab: &Lab, anyway: bool) -> Outcome {
 }
 
 fn print_table(rows: &[Compared]) {
-    let width = rows.iter().map(|r| r.label.chars().count()).max().unwrap_or(10).min(64);
+    let width = rows
+        .iter()
+        .map(|r| r.label.chars().count())
+        .max()
+        .unwrap_or(10)
+        .min(64);
     println!(
         "\n{}",
-        format!("  {:>3}  {:<width$}  {:<9} {:<9}", "#", "claim or question", "predicted", "observed").bold()
+        format!(
+            "  {:>3}  {:<width$}  {:<9} {:<9}",
+            "#", "claim or question", "predicted", "observed"
+        )
+        .bold()
     );
     for (i, row) in rows.iter().enumerate() {
         let mut label: String = row.label.chars().take(width).collect();
@@ -469,9 +509,15 @@ fn print_table(rows: &[Compared]) {
 // ----------------------------------------------------------------------------- check
 
 /// Runs a lab's graded suite (the learner's crate) and parses the results.
-pub fn graded(wb: &Workbook, lab: &Lab, package: &str) -> Result<(Finished, Vec<TestResult>), Failure> {
+pub fn graded(
+    wb: &Workbook,
+    lab: &Lab,
+    package: &str,
+) -> Result<(Finished, Vec<TestResult>), Failure> {
     let mut command = cargo();
-    command.args(["test", "-p", package, "--test", "graded", "--", "--color", "never"]);
+    command.args([
+        "test", "-p", package, "--test", "graded", "--", "--color", "never",
+    ]);
     let finished = run_lab(wb, lab, command)?;
     let results = parse_libtest(&finished.stdout);
     if finished.timed_out || (results.is_empty() && !finished.success()) {
@@ -488,7 +534,8 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Outcome {
     let (_, results) = match result {
         Ok(r) => r,
         Err(failure) => {
-            let _ = progress.record_attempt(&lab.meta.id, "check", &now_utc(), 0, 0, &failure.message);
+            let _ =
+                progress.record_attempt(&lab.meta.id, "check", &now_utc(), 0, 0, &failure.message);
             return Err(failure);
         }
     };
@@ -501,9 +548,16 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Outcome {
         println!("{}", r.output.trim_end());
     }
     let _ = progress.record_attempt(&lab.meta.id, "check", &now_utc(), passed, results.len(), "");
-    println!("\n{} {passed}/{} graded tests pass", "result:".bold(), results.len());
+    println!(
+        "\n{} {passed}/{} graded tests pass",
+        "result:".bold(),
+        results.len()
+    );
     if passed == results.len() {
-        println!("{}", "Lab complete. Read the chapter's acceptance criteria and move on.".green());
+        println!(
+            "{}",
+            "Lab complete. Read the chapter's acceptance criteria and move on.".green()
+        );
         Ok(())
     } else {
         let n = &lab.meta.number;
@@ -523,7 +577,11 @@ pub fn hint(wb: &Workbook, lab: &Lab) -> Outcome {
     let total = lab.meta.hints.len();
     let index = shown.min(total.saturating_sub(1));
     for (i, text) in lab.meta.hints.iter().enumerate().take(index) {
-        println!("{} {}", format!("hint {}/{total}:", i + 1).dimmed(), text.dimmed());
+        println!(
+            "{} {}",
+            format!("hint {}/{total}:", i + 1).dimmed(),
+            text.dimmed()
+        );
     }
     match lab.meta.hints.get(index) {
         Some(text) => println!("{} {text}", format!("hint {}/{total}:", index + 1).bold()),
@@ -570,9 +628,10 @@ pub fn reset(wb: &Workbook, lab: &Lab) -> Outcome {
             .unwrap_or(&path)
             .to_string_lossy()
             .replace('\\', "/");
-        let blob = lab.meta.published.get(&key).ok_or_else(|| {
-            Failure::input(format!("lab.toml has no published version of {key}"))
-        })?;
+        let blob =
+            lab.meta.published.get(&key).ok_or_else(|| {
+                Failure::input(format!("lab.toml has no published version of {key}"))
+            })?;
         let text = published_text(&wb.root, blob).map_err(|e| {
             Failure::input(format!("cannot reset {key}: {e}. Nothing was changed."))
         })?;
@@ -605,7 +664,16 @@ pub fn reset(wb: &Workbook, lab: &Lab) -> Outcome {
 /// `cargo labs replay N SCENARIO TOKEN`: a schedule's timeline, from the learner's code.
 pub fn replay(wb: &Workbook, lab: &Lab, scenario: &str, token: &str) -> Outcome {
     let mut command = cargo();
-    command.args(["run", "-q", "-p", &lab.meta.package, "--", "replay", scenario, token]);
+    command.args([
+        "run",
+        "-q",
+        "-p",
+        &lab.meta.package,
+        "--",
+        "replay",
+        scenario,
+        token,
+    ]);
     let finished = run_lab(wb, lab, command)?;
     print!("{}", finished.stdout);
     if finished.compile_error() || finished.timed_out {
@@ -615,7 +683,9 @@ pub fn replay(wb: &Workbook, lab: &Lab, scenario: &str, token: &str) -> Outcome 
     if finished.success() {
         Ok(())
     } else {
-        Err(Failure::lab("the replayed schedule violates an invariant (see above)".to_string()))
+        Err(Failure::lab(
+            "the replayed schedule violates an invariant (see above)".to_string(),
+        ))
     }
 }
 
@@ -668,7 +738,11 @@ pub fn book(wb: &Workbook, mode: Option<&str>) -> Outcome {
         None => vec!["build"],
         Some("--open") => vec!["build", "--open"],
         Some("--serve") => vec!["serve", "--open"],
-        Some(other) => return Err(Failure::input(format!("`cargo labs book {other}`: use --open or --serve"))),
+        Some(other) => {
+            return Err(Failure::input(format!(
+                "`cargo labs book {other}`: use --open or --serve"
+            )));
+        }
     };
     let status = std::process::Command::new("mdbook")
         .args(&args)

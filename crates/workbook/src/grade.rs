@@ -106,12 +106,17 @@ pub fn grade_lab(wb: &Workbook, lab: &Lab) -> Value {
         match observe(wb, lab) {
             Ok(report) => report,
             Err(failure) => {
-                notes.push(format!("{} — predictions scored against the published answer keys", failure.message));
+                notes.push(format!(
+                    "{} — predictions scored against the published answer keys",
+                    failure.message
+                ));
                 report_from_keys(lab)
             }
         }
     } else {
-        notes.push("the lab did not run: predictions scored against the published answer keys".into());
+        notes.push(
+            "the lab did not run: predictions scored against the published answer keys".into(),
+        );
         report_from_keys(lab)
     };
     let rows = compare(lab, &predictions.clone().unwrap_or_default(), &report);
@@ -127,10 +132,14 @@ pub fn grade_lab(wb: &Workbook, lab: &Lab) -> Value {
     }
     let changed = changed_published_files(&wb.root, lab);
     if !changed.is_empty() {
-        notes.push(format!("files that differ from the published version: {}", changed.join(", ")));
+        notes.push(format!(
+            "files that differ from the published version: {}",
+            changed.join(", ")
+        ));
     }
     let points = &lab.meta.points;
-    let prediction_points = round2(points.predictions as f64 * correct as f64 / rows.len().max(1) as f64);
+    let prediction_points =
+        round2(points.predictions as f64 * correct as f64 / rows.len().max(1) as f64);
     let graded_points = if total == 0 {
         0.0
     } else {
@@ -172,10 +181,20 @@ pub fn grade_lab(wb: &Workbook, lab: &Lab) -> Value {
 
 /// Grades every lab (or the chosen ones).
 pub fn grade_all(wb: &Workbook, only: &[&Lab]) -> Value {
-    let labs: Vec<&Lab> = if only.is_empty() { wb.labs.iter().collect() } else { only.to_vec() };
+    let labs: Vec<&Lab> = if only.is_empty() {
+        wb.labs.iter().collect()
+    } else {
+        only.to_vec()
+    };
     let results: Vec<Value> = labs.iter().map(|lab| grade_lab(wb, lab)).collect();
-    let total: f64 = results.iter().map(|r| r["points"]["total"].as_f64().unwrap_or(0.0)).sum();
-    let max: u64 = results.iter().map(|r| r["points"]["max"].as_u64().unwrap_or(0)).sum();
+    let total: f64 = results
+        .iter()
+        .map(|r| r["points"]["total"].as_f64().unwrap_or(0.0))
+        .sum();
+    let max: u64 = results
+        .iter()
+        .map(|r| r["points"]["max"].as_u64().unwrap_or(0))
+        .sum();
     json!({
         "workbook": "boundary-labs",
         "labs": results,
@@ -192,7 +211,10 @@ pub fn classroom(grade: &Value) -> Value {
         let number = lab["lab"].as_str().unwrap_or("?");
         let id = lab["id"].as_str().unwrap_or("?");
         let graded_max = lab["points"]["max_graded"].as_f64().unwrap_or(0.0);
-        let results = lab["tests"]["results"].as_array().cloned().unwrap_or_default();
+        let results = lab["tests"]["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         if results.is_empty() {
             tests.push(json!({
                 "name": format!("lab {number} ({id}): graded tests"),
@@ -252,7 +274,11 @@ pub fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
         for i in 0..4 {
             if i <= chunk.len() {
@@ -279,16 +305,29 @@ pub fn print_text(grade: &Value) {
             tests["total"],
             p["correct"],
             p["total"],
-            if p["sealed"].as_bool().unwrap_or(false) { " (sealed)" } else { "" },
+            if p["sealed"].as_bool().unwrap_or(false) {
+                " (sealed)"
+            } else {
+                ""
+            },
             lab["points"]["total"],
             lab["points"]["max"]
         );
         for note in lab["notes"].as_array().into_iter().flatten() {
             let note = note.as_str().unwrap_or("");
-            println!("    {} {}", "note:".yellow(), note.lines().next().unwrap_or(""));
+            println!(
+                "    {} {}",
+                "note:".yellow(),
+                note.lines().next().unwrap_or("")
+            );
         }
     }
-    println!("\n{} {} / {}", "total:".bold(), grade["points"], grade["max_points"]);
+    println!(
+        "\n{} {} / {}",
+        "total:".bold(),
+        grade["points"],
+        grade["max_points"]
+    );
 }
 
 /// `cargo labs grade [--json | --classroom [--base64]] [LAB…]`.
@@ -296,8 +335,14 @@ pub fn run(wb: &Workbook, format: &str, only: &[String]) -> Result<(), Failure> 
     let chosen: Vec<&Lab> = only.iter().map(|w| wb.lab(w)).collect::<Result<_, _>>()?;
     let grade = grade_all(wb, &chosen);
     match format {
-        "json" => println!("{}", serde_json::to_string_pretty(&grade).unwrap_or_default()),
-        "classroom" => println!("{}", serde_json::to_string_pretty(&classroom(&grade)).unwrap_or_default()),
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&grade).unwrap_or_default()
+        ),
+        "classroom" => println!(
+            "{}",
+            serde_json::to_string_pretty(&classroom(&grade)).unwrap_or_default()
+        ),
         "classroom-base64" => println!("{}", base64(classroom(&grade).to_string().as_bytes())),
         _ => print_text(&grade),
     }

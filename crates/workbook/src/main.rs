@@ -50,7 +50,11 @@ fn dispatch(args: &[String]) -> Result<(), Failure> {
             while let Some(flag) = rest.next() {
                 match (*flag, rest.next()) {
                     ("--set", Some(value)) => sets.push(value.to_string()),
-                    _ => return Err(Failure::input(format!("`predict` takes `--set ID=ANSWER`, not `{flag}`"))),
+                    _ => {
+                        return Err(Failure::input(format!(
+                            "`predict` takes `--set ID=ANSWER`, not `{flag}`"
+                        )));
+                    }
                 }
             }
             commands::predict(&wb, lab, &sets)

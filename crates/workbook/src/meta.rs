@@ -161,7 +161,8 @@ pub fn predictions_pages(root: &Path, labs: &[Lab]) -> Vec<(PathBuf, String)> {
     labs.iter()
         .map(|lab| {
             (
-                root.join("book/src/predictions").join(format!("{}.md", lab.slug())),
+                root.join("book/src/predictions")
+                    .join(format!("{}.md", lab.slug())),
                 predictions_page(lab),
             )
         })

@@ -92,7 +92,11 @@ pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions, St
                         hash: hash.to_string(),
                     })
                 }
-                _ => return Err(format!("{file} line {lineno}: the seal line is damaged; restore it from git (`git checkout -p {file}`) or delete it")),
+                _ => {
+                    return Err(format!(
+                        "{file} line {lineno}: the seal line is damaged; restore it from git (`git checkout -p {file}`) or delete it"
+                    ));
+                }
             }
             continue;
         }
@@ -186,4 +190,67 @@ pub fn sealed(text: &str, at: &str) -> String {
     let mut out = text.trim_end().to_string();
     out.push_str(&format!("\n\n{SEAL_PREFIX}{at} {hash}\n"));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::meta::load_labs;
+    use std::path::Path;
+
+    fn outbox() -> Lab {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        load_labs(&root)
+            .unwrap()
+            .into_iter()
+            .find(|l| l.meta.id == "outbox")
+            .unwrap()
+    }
+
+    #[test]
+    fn a_rendered_template_parses_back_to_the_same_answers() {
+        let lab = outbox();
+        let mut answers = BTreeMap::new();
+        answers.insert("unsafe-attempt-aborts".to_string(), Answer::Holds(true));
+        answers.insert("lost-response".to_string(), Answer::Option("c".into()));
+        let text = render(&lab, &answers, None);
+        let parsed = parse(&lab, &text).unwrap();
+        assert_eq!(parsed.answers, answers);
+        assert_eq!(parsed.seal, None);
+    }
+
+    #[test]
+    fn a_sealed_file_reports_a_revision_but_not_a_blank_line() {
+        let lab = outbox();
+        let text = "unsafe-attempt-aborts = holds\n";
+        let sealed_text = sealed(text, "2026-11-30T04:00:00Z");
+        let parsed = parse(&lab, &sealed_text).unwrap();
+        assert_eq!(parsed.seal.as_ref().unwrap().at, "2026-11-30T04:00:00Z");
+        assert!(!parsed.revised_after_seal());
+        let reformatted = sealed_text.replace("holds\n", "holds   \n\n");
+        assert!(!parse(&lab, &reformatted).unwrap().revised_after_seal());
+        let revised = sealed_text.replace("= holds", "= fails");
+        assert!(parse(&lab, &revised).unwrap().revised_after_seal());
+    }
+
+    #[test]
+    fn a_damaged_seal_line_is_an_error() {
+        let lab = outbox();
+        let err = parse(&lab, "# sealed at first run: garbage\n").unwrap_err();
+        assert!(err.contains("line 1: the seal line is damaged"), "{err}");
+    }
+
+    #[test]
+    fn an_answer_given_twice_is_an_error() {
+        let lab = outbox();
+        let err = parse(
+            &lab,
+            "unsafe-attempt-aborts = holds\nunsafe-attempt-aborts = fails\n",
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("line 2: `unsafe-attempt-aborts` is answered twice"),
+            "{err}"
+        );
+    }
 }

@@ -117,13 +117,19 @@ impl Progress {
 
     pub fn attempts(&self, lab_id: &str) -> i64 {
         self.db
-            .query_row("SELECT count(*) FROM attempt WHERE lab_id = ?1", [lab_id], |r| r.get(0))
+            .query_row(
+                "SELECT count(*) FROM attempt WHERE lab_id = ?1",
+                [lab_id],
+                |r| r.get(0),
+            )
             .unwrap_or(0)
     }
 
     pub fn hints_shown(&self, lab_id: &str) -> usize {
         self.db
-            .query_row("SELECT shown FROM hint WHERE lab_id = ?1", [lab_id], |r| r.get::<_, i64>(0))
+            .query_row("SELECT shown FROM hint WHERE lab_id = ?1", [lab_id], |r| {
+                r.get::<_, i64>(0)
+            })
             .optional()
             .ok()
             .flatten()

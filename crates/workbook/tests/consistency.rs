@@ -12,7 +12,10 @@ use workbook::meta::{Lab, load_labs, predictions_pages};
 use workbook::runner::{Finished, cargo, parse_libtest, run_limited};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// Every lab, or only those named in `LABS_ONLY` (e.g. `LABS_ONLY=01,05`) while a lab is
@@ -22,7 +25,9 @@ fn labs() -> Vec<Lab> {
     match std::env::var("LABS_ONLY") {
         Ok(only) => {
             let wanted: Vec<&str> = only.split(',').map(str::trim).collect();
-            labs.into_iter().filter(|l| wanted.contains(&l.meta.number.as_str())).collect()
+            labs.into_iter()
+                .filter(|l| wanted.contains(&l.meta.number.as_str()))
+                .collect()
         }
         Err(_) => labs,
     }
@@ -77,7 +82,10 @@ fn lab_metadata_is_complete_and_unique() {
         }
         let manifest = std::fs::read_to_string(lab.dir.join("Cargo.toml")).unwrap_or_default();
         if !manifest.contains(&format!("name = \"{}\"", m.package)) {
-            problems.push(format!("{name}: Cargo.toml does not declare package `{}`", m.package));
+            problems.push(format!(
+                "{name}: Cargo.toml does not declare package `{}`",
+                m.package
+            ));
         }
         let solution_dir = root.join("solutions").join(lab.slug());
         let solution_manifest =
@@ -107,7 +115,9 @@ fn lab_metadata_is_complete_and_unique() {
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
         if !summary.contains(&format!("({chapter_file})")) {
-            problems.push(format!("{name}: book/src/SUMMARY.md does not list {chapter_file}"));
+            problems.push(format!(
+                "{name}: book/src/SUMMARY.md does not list {chapter_file}"
+            ));
         }
         for file in &m.learner_files {
             if !lab.dir.join(file).is_file() {
@@ -126,25 +136,39 @@ fn lab_metadata_is_complete_and_unique() {
                 problems.push(format!("{name}: two checks share the id `{}`", check.id()));
             }
             if check.explain.trim().is_empty() {
-                problems.push(format!("{name}: check `{}` has no explanation", check.claim));
+                problems.push(format!(
+                    "{name}: check `{}` has no explanation",
+                    check.claim
+                ));
             }
         }
         for q in &m.questions {
             if !q.options.contains_key(&q.answer) {
-                problems.push(format!("{name}: question `{}` has answer `{}`, not one of its options", q.id, q.answer));
+                problems.push(format!(
+                    "{name}: question `{}` has answer `{}`, not one of its options",
+                    q.id, q.answer
+                ));
             }
             if q.options.len() < 2 {
-                problems.push(format!("{name}: question `{}` needs at least two options", q.id));
+                problems.push(format!(
+                    "{name}: question `{}` needs at least two options",
+                    q.id
+                ));
             }
         }
         let tests = graded_test_names(lab);
         for expected in &m.starter_fails {
             if !tests.contains(expected) {
-                problems.push(format!("{name}: starter_fails names `{expected}`, which is not a #[test] in {}", m.graded_suite));
+                problems.push(format!(
+                    "{name}: starter_fails names `{expected}`, which is not a #[test] in {}",
+                    m.graded_suite
+                ));
             }
         }
         if m.starter_fails.is_empty() {
-            problems.push(format!("{name}: starter_fails is empty: the starter must fail something"));
+            problems.push(format!(
+                "{name}: starter_fails is empty: the starter must fail something"
+            ));
         }
         if m.points.predictions + m.points.graded == 0 {
             problems.push(format!("{name}: the lab is worth no points"));
@@ -187,8 +211,16 @@ fn published_hashes_match_the_files() {
             }
         }
         let slug = lab.slug();
-        let mut required: Vec<String> = vec![lab.meta.graded_suite.clone(), format!("labs/{slug}/src/harness.rs")];
-        required.extend(lab.meta.learner_files.iter().map(|f| format!("labs/{slug}/{f}")));
+        let mut required: Vec<String> = vec![
+            lab.meta.graded_suite.clone(),
+            format!("labs/{slug}/src/harness.rs"),
+        ];
+        required.extend(
+            lab.meta
+                .learner_files
+                .iter()
+                .map(|f| format!("labs/{slug}/{f}")),
+        );
         for path in required {
             if !lab.meta.published.contains_key(&path) {
                 problems.push(format!("lab {}: [published] lacks {path}", lab.meta.number));
@@ -203,9 +235,15 @@ fn every_observed_verdict_equals_its_answer_key() {
     let mut problems = Vec::new();
     for lab in labs() {
         let m = &lab.meta;
-        let run = cargo_in_root(&["run", "-q", "-p", &m.package, "--", "observe", "--json"], m.time_limit_secs);
+        let run = cargo_in_root(
+            &["run", "-q", "-p", &m.package, "--", "observe", "--json"],
+            m.time_limit_secs,
+        );
         if !run.success() {
-            problems.push(format!("lab {}: the observe run failed:\n{}", m.number, run.stderr));
+            problems.push(format!(
+                "lab {}: the observe run failed:\n{}",
+                m.number, run.stderr
+            ));
             continue;
         }
         let report: labkit::Report = match serde_json::from_str(run.stdout.trim()) {
@@ -240,11 +278,19 @@ fn every_observed_verdict_equals_its_answer_key() {
                     "lab {}: question `{}` observed ({}) — {} — but the key says ({})",
                     m.number, q.id, a.answer, a.evidence, q.answer
                 )),
-                None => problems.push(format!("lab {}: question `{}` is not in the report", m.number, q.id)),
+                None => problems.push(format!(
+                    "lab {}: question `{}` is not in the report",
+                    m.number, q.id
+                )),
             }
         }
         if report.questions.len() != m.questions.len() {
-            problems.push(format!("lab {}: the report answers {} questions, lab.toml has {}", m.number, report.questions.len(), m.questions.len()));
+            problems.push(format!(
+                "lab {}: the report answers {} questions, lab.toml has {}",
+                m.number,
+                report.questions.len(),
+                m.questions.len()
+            ));
         }
     }
     report(problems);
@@ -255,11 +301,18 @@ fn every_solution_passes_every_graded_test() {
     let mut problems = Vec::new();
     for lab in labs() {
         let m = &lab.meta;
-        let run = cargo_in_root(&["test", "-p", &m.solution_package, "--test", "graded"], m.time_limit_secs);
+        let run = cargo_in_root(
+            &["test", "-p", &m.solution_package, "--test", "graded"],
+            m.time_limit_secs,
+        );
         let results = parse_libtest(&run.stdout);
         let names: BTreeSet<String> = results.iter().map(|r| r.name.clone()).collect();
         if !run.success() || results.iter().any(|r| !r.passed) {
-            let failed: Vec<String> = results.iter().filter(|r| !r.passed).map(|r| format!("{}\n{}", r.name, r.output)).collect();
+            let failed: Vec<String> = results
+                .iter()
+                .filter(|r| !r.passed)
+                .map(|r| format!("{}\n{}", r.name, r.output))
+                .collect();
             problems.push(format!(
                 "lab {}: the solution fails its graded suite:\n{}\n{}",
                 m.number,
@@ -267,7 +320,11 @@ fn every_solution_passes_every_graded_test() {
                 workbook::runner::tail(&run.stderr, 20)
             ));
         } else if names != graded_test_names(&lab) {
-            problems.push(format!("lab {}: the solution ran {names:?}, the suite declares {:?}", m.number, graded_test_names(&lab)));
+            problems.push(format!(
+                "lab {}: the solution ran {names:?}, the suite declares {:?}",
+                m.number,
+                graded_test_names(&lab)
+            ));
         }
     }
     report(problems);
@@ -278,7 +335,10 @@ fn every_starter_fails_exactly_the_tests_its_metadata_names() {
     let mut problems = Vec::new();
     for lab in labs() {
         let m = &lab.meta;
-        let run = cargo_in_root(&["test", "-p", &m.package, "--test", "graded"], m.time_limit_secs);
+        let run = cargo_in_root(
+            &["test", "-p", &m.package, "--test", "graded"],
+            m.time_limit_secs,
+        );
         if run.compile_error() {
             problems.push(format!(
                 "lab {}: the starter does not compile; it must fail on an invariant, not a compile error:\n{}",
@@ -292,7 +352,11 @@ fn every_starter_fails_exactly_the_tests_its_metadata_names() {
             continue;
         }
         let results = parse_libtest(&run.stdout);
-        let failed: BTreeSet<String> = results.iter().filter(|r| !r.passed).map(|r| r.name.clone()).collect();
+        let failed: BTreeSet<String> = results
+            .iter()
+            .filter(|r| !r.passed)
+            .map(|r| r.name.clone())
+            .collect();
         let expected: BTreeSet<String> = m.starter_fails.iter().cloned().collect();
         if failed != expected {
             problems.push(format!(
@@ -324,7 +388,10 @@ fn solutions_are_finished_code() {
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let text = std::fs::read_to_string(&path).unwrap();
                 for (n, line) in text.lines().enumerate() {
-                    if line.contains("todo!(") || line.contains("unimplemented!(") || line.contains("TODO") {
+                    if line.contains("todo!(")
+                        || line.contains("unimplemented!(")
+                        || line.contains("TODO")
+                    {
                         problems.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
                     }
                 }
@@ -354,16 +421,23 @@ fn every_book_include_and_image_resolves() {
             let text = std::fs::read_to_string(&path).unwrap();
             let base = path.parent().unwrap();
             for part in text.split("{{#").skip(1) {
-                let Some(body) = part.split("}}").next() else { continue };
+                let Some(body) = part.split("}}").next() else {
+                    continue;
+                };
                 let mut words = body.split_whitespace();
-                let (Some(kind), Some(spec)) = (words.next(), words.next()) else { continue };
+                let (Some(kind), Some(spec)) = (words.next(), words.next()) else {
+                    continue;
+                };
                 if kind != "include" && kind != "rustdoc_include" {
                     continue;
                 }
                 let (file, anchor) = spec.split_once(':').unwrap_or((spec, ""));
                 let target = base.join(file);
                 let Ok(source) = std::fs::read_to_string(&target) else {
-                    problems.push(format!("{}: {{{{#{kind} {spec}}}}}: no such file", path.display()));
+                    problems.push(format!(
+                        "{}: {{{{#{kind} {spec}}}}}: no such file",
+                        path.display()
+                    ));
                     continue;
                 };
                 let is_lines = anchor.chars().all(|c| c.is_ascii_digit() || c == ':');
@@ -372,7 +446,11 @@ fn every_book_include_and_image_resolves() {
                     let end = format!("ANCHOR_END: {anchor}");
                     let has = |marker: &str| source.lines().any(|l| l.trim_end().ends_with(marker));
                     if !has(&start) || !has(&end) {
-                        problems.push(format!("{}: {{{{#{kind} {spec}}}}}: no `{start}` … `{end}` in {}", path.display(), target.display()));
+                        problems.push(format!(
+                            "{}: {{{{#{kind} {spec}}}}}: no `{start}` … `{end}` in {}",
+                            path.display(),
+                            target.display()
+                        ));
                     }
                 }
             }
@@ -396,14 +474,26 @@ fn figures_and_generated_pages_are_current() {
     let mut problems = Vec::new();
     for (path, text) in predictions_pages(&root, &labs) {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-            problems.push(format!("{} is out of date: run `cargo labs figures`", path.display()));
+            problems.push(format!(
+                "{} is out of date: run `cargo labs figures`",
+                path.display()
+            ));
         }
     }
     let figures = root.join("book/src/figures");
     for lab in &labs {
         let dir = figures.to_string_lossy().into_owned();
         let run = cargo_in_root(
-            &["run", "-q", "-p", &lab.meta.package, "--", "figures", &dir, "--check"],
+            &[
+                "run",
+                "-q",
+                "-p",
+                &lab.meta.package,
+                "--",
+                "figures",
+                &dir,
+                "--check",
+            ],
             lab.meta.time_limit_secs,
         );
         if !run.success() {

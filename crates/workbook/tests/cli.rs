@@ -1,0 +1,270 @@
+//! The CLI's answers to bad input: a clear message, a non-zero exit, and nothing the
+//! learner wrote lost. Each test works in a scratch copy of the workbook's metadata.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+static SCRATCH: AtomicU32 = AtomicU32::new(0);
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// A scratch workbook with lab 01's metadata and starter file.
+fn scratch() -> PathBuf {
+    let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
+    let root = std::env::temp_dir().join(format!("boundary-cli-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let lab = root.join("labs/01-outbox");
+    std::fs::create_dir_all(lab.join("src")).unwrap();
+    std::fs::write(root.join("book.toml"), "[book]\n").unwrap();
+    for file in ["lab.toml", "src/relay.rs"] {
+        std::fs::copy(repo().join("labs/01-outbox").join(file), lab.join(file)).unwrap();
+    }
+    root
+}
+
+fn labs(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_workbook"))
+        .args(args)
+        .env("BOUNDARY_LABS_ROOT", root)
+        .env_remove("BOUNDARY_LABS_STATE")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn an_unknown_lab_is_named_with_the_labs_that_exist() {
+    let root = scratch();
+    for command in ["run", "check", "hint", "predict", "reset"] {
+        let out = labs(&root, &[command, "99"]);
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("no lab `99`"),
+            "{command}: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("01 (outbox)"),
+            "{command}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn an_unknown_command_gets_the_help() {
+    let out = labs(&scratch(), &["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is not a command"));
+    assert!(stderr(&out).contains("cargo labs predict N"));
+}
+
+#[test]
+fn a_malformed_predictions_file_is_reported_by_line_and_left_untouched() {
+    let root = scratch();
+    let path = root.join("labs/01-outbox/predictions.txt");
+    let written = "# mine\nunsafe-attempt-aborts = holds\nthis line is not a prediction\n";
+    std::fs::write(&path, written).unwrap();
+    for args in [
+        &["run", "01"][..],
+        &["predict", "01", "--set", "no-partial-outbox-row=holds"],
+    ] {
+        let out = labs(&root, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("predictions.txt line 3: expected `id = answer`"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
+    }
+}
+
+#[test]
+fn a_wrong_answer_or_an_unknown_id_is_refused() {
+    let root = scratch();
+    let path = root.join("labs/01-outbox/predictions.txt");
+    std::fs::write(&path, "unsafe-attempt-aborts = maybe\n").unwrap();
+    let out = labs(&root, &["run", "01"]);
+    assert!(
+        stderr(&out)
+            .contains("line 1: `unsafe-attempt-aborts` is a check; answer `holds`, `fails` or `?`"),
+        "{}",
+        stderr(&out)
+    );
+
+    std::fs::write(&path, "no-such-claim = holds\n").unwrap();
+    let out = labs(&root, &["run", "01"]);
+    assert!(
+        stderr(&out).contains("`no-such-claim` is not a check or question of lab 01"),
+        "{}",
+        stderr(&out)
+    );
+
+    std::fs::remove_file(&path).unwrap();
+    let out = labs(&root, &["predict", "01", "--set", "lost-response=z"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("answer one of a, b, c, d"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn predictions_from_the_command_line_keep_a_backup_of_the_old_file() {
+    let root = scratch();
+    let path = root.join("labs/01-outbox/predictions.txt");
+    let out = labs(
+        &root,
+        &[
+            "predict",
+            "01",
+            "--set",
+            "unsafe-attempt-aborts=holds",
+            "--set",
+            "after-unsafe-abort=b",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first = std::fs::read_to_string(&path).unwrap();
+    assert!(first.contains("unsafe-attempt-aborts = holds"));
+    assert!(first.contains("after-unsafe-abort = b"));
+    assert!(first.contains("no-partial-outbox-row = ?"));
+
+    let out = labs(
+        &root,
+        &["predict", "01", "--set", "no-partial-outbox-row=fails"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let backup = root.join("labs/01-outbox/predictions.txt.backup-1");
+    assert_eq!(std::fs::read_to_string(backup).unwrap(), first);
+    let second = std::fs::read_to_string(&path).unwrap();
+    assert!(second.contains("no-partial-outbox-row = fails"));
+    assert!(
+        second.contains("unsafe-attempt-aborts = holds"),
+        "earlier answers are kept"
+    );
+}
+
+#[test]
+fn running_without_any_prediction_asks_for_them_first() {
+    let root = scratch();
+    let out = labs(&root, &["run", "01"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("Predict first: `cargo labs predict 01`"),
+        "{}",
+        stderr(&out)
+    );
+    let template = std::fs::read_to_string(root.join("labs/01-outbox/predictions.txt")).unwrap();
+    assert!(
+        template.contains("unsafe-attempt-aborts = ?"),
+        "the template is written for the learner"
+    );
+}
+
+#[test]
+fn a_missing_progress_store_is_created() {
+    let root = scratch();
+    let out = labs(&root, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Next: predict what lab 01 will show"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(root.join(".labs/progress.db").is_file());
+}
+
+#[test]
+fn a_corrupted_progress_store_is_moved_aside_and_rebuilt() {
+    let root = scratch();
+    std::fs::create_dir_all(root.join(".labs")).unwrap();
+    let garbage = b"this is not a database, it is a corrupted progress file".repeat(100);
+    std::fs::write(root.join(".labs/progress.db"), &garbage).unwrap();
+    let out = labs(&root, &["hint", "01"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the progress store was damaged"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read(root.join(".labs/progress.db.damaged-1")).unwrap(),
+        garbage
+    );
+    assert!(stdout(&out).contains("hint 1/"), "{}", stdout(&out));
+}
+
+#[test]
+fn hints_come_one_at_a_time_and_are_remembered() {
+    let root = scratch();
+    let first = stdout(&labs(&root, &["hint", "outbox"]));
+    assert!(
+        first.contains("hint 1/5:") && !first.contains("hint 2/5:"),
+        "{first}"
+    );
+    let second = stdout(&labs(&root, &["hint", "1"]));
+    assert!(
+        second.contains("hint 1/5:") && second.contains("hint 2/5:"),
+        "{second}"
+    );
+}
+
+#[test]
+fn reset_restores_the_published_starter_and_backs_up_the_learners_version() {
+    let root = scratch();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    // The published blob must be in git's object store, as it is in every clone.
+    git(&["hash-object", "-w", "labs/01-outbox/src/relay.rs"]);
+    let relay = root.join("labs/01-outbox/src/relay.rs");
+    let pristine = std::fs::read_to_string(&relay).unwrap();
+    std::fs::write(&relay, "// my work in progress\n").unwrap();
+    let out = labs(&root, &["reset", "01"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&relay).unwrap(), pristine);
+    assert_eq!(
+        std::fs::read_to_string(root.join("labs/01-outbox/src/relay.rs.backup-1")).unwrap(),
+        "// my work in progress\n"
+    );
+}
+
+#[test]
+fn reset_without_the_published_version_changes_nothing() {
+    let root = scratch();
+    let relay = root.join("labs/01-outbox/src/relay.rs");
+    std::fs::write(&relay, "// my work\n").unwrap();
+    let out = labs(&root, &["reset", "01"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("Nothing was changed"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&relay).unwrap(), "// my work\n");
+}
