@@ -200,6 +200,7 @@ pub fn report(run: &str, accounts: &[Account], positions: &[Position]) -> Report
 // ---------------------------------------------------------------------------------
 // The manifest.
 
+// ANCHOR: manifest
 /// A reference to one data file: its name in `datasets` and, when pinned, its generation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileRef {
@@ -214,6 +215,8 @@ pub struct Manifest {
     pub accounts: FileRef,
     pub positions: FileRef,
 }
+
+// ANCHOR_END: manifest
 
 impl Manifest {
     pub fn to_json(&self) -> Vec<u8> {
@@ -819,6 +822,7 @@ impl<'s> World<'s> {
 // ---------------------------------------------------------------------------------
 // The graded scenarios.
 
+// ANCHOR: scenarios
 /// Which actor runs first, and which one may be switched in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scenario {
@@ -835,6 +839,8 @@ pub enum Scenario {
     /// any of its requests.
     Analyst,
 }
+
+// ANCHOR_END: scenarios
 
 impl Scenario {
     pub const ALL: [Scenario; 4] = [
