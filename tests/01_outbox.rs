@@ -52,7 +52,11 @@ fn a_different_amount_under_the_same_identity_is_rejected() {
     assert!(
         matches!(
             collision,
-            Err(ReceiverError::IdentityCollision { held: 120, offered: 999, .. })
+            Err(ReceiverError::IdentityCollision {
+                held: 120,
+                offered: 999,
+                ..
+            })
         ),
         "expected an identity collision, got {collision:?}"
     );
@@ -78,7 +82,10 @@ fn no_effect_is_applied_twice_when_the_relay_crashes() {
 fn exactly_once_under_every_schedule_with_two_faults() {
     let exploration = explore_relay(2, &ALL_INVARIANTS);
     exploration.assert_ok();
-    assert!(exploration.per_level[2] > 0, "two-fault schedules were explored");
+    assert!(
+        exploration.per_level[2] > 0,
+        "two-fault schedules were explored"
+    );
 }
 
 #[test]
@@ -93,7 +100,6 @@ fn every_schedule_replays_identically() {
     .iter()
     .map(|t| Token::parse(t).unwrap())
     .collect();
-    let checked =
-        fault::check_determinism(&sample, |sim| relay_scenario(sim, &ALL_INVARIANTS));
+    let checked = fault::check_determinism(&sample, |sim| relay_scenario(sim, &ALL_INVARIANTS));
     assert_eq!(checked, Ok(sample.len()));
 }

@@ -31,7 +31,11 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
         [] | ["observe"] => {
             let report = (lab.observe)();
             for (i, check) in report.checks.iter().enumerate() {
-                let verdict = if check.holds { "holds" } else { "does not hold" };
+                let verdict = if check.holds {
+                    "holds"
+                } else {
+                    "does not hold"
+                };
                 println!("{:>3}. {:<55} {verdict}", i + 1, check.claim);
             }
             for q in &report.questions {
@@ -46,7 +50,8 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
         }
         ["figures", dir, rest @ ..] if rest.is_empty() || rest == ["--check"] => {
             let check = rest == ["--check"];
-            match crate::figure::write_or_check(std::path::Path::new(dir), &(lab.figures)(), check) {
+            match crate::figure::write_or_check(std::path::Path::new(dir), &(lab.figures)(), check)
+            {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(message) => {
                     eprintln!("{message}");
@@ -63,7 +68,10 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
         ["replay", scenario, token] => {
             let Some((_, replay)) = lab.scenarios.iter().find(|(name, _)| name == scenario) else {
                 let names: Vec<&str> = lab.scenarios.iter().map(|(n, _)| *n).collect();
-                eprintln!("no scenario `{scenario}`; this lab has: {}", names.join(", "));
+                eprintln!(
+                    "no scenario `{scenario}`; this lab has: {}",
+                    names.join(", ")
+                );
                 return ExitCode::from(2);
             };
             let token = match Token::parse(token) {
@@ -76,7 +84,9 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
             let replayed = replay(&token);
             print!("{}", replayed.timeline());
             if replayed.diverged {
-                println!("note: this token asks for choices the code no longer offers (stale token)");
+                println!(
+                    "note: this token asks for choices the code no longer offers (stale token)"
+                );
             }
             match replayed.verdict {
                 Ok(()) => {
@@ -93,7 +103,9 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
             }
         }
         _ => {
-            eprintln!("usage: observe [--json] | scenarios | replay SCENARIO TOKEN | figures DIR [--check]");
+            eprintln!(
+                "usage: observe [--json] | scenarios | replay SCENARIO TOKEN | figures DIR [--check]"
+            );
             ExitCode::from(2)
         }
     }

@@ -9,10 +9,10 @@
 //! * [`figure`] draws the book's sequence diagrams and charts as SVG.
 //! * [`lab_main`] is the command line every lab binary shares.
 
+mod cli;
 pub mod fault;
 pub mod figure;
 pub mod hash;
-mod cli;
 mod report;
 
 pub use cli::{LabBinary, ReplayFn, lab_main};

@@ -456,10 +456,9 @@ fn every_book_include_and_image_resolves() {
             }
             for part in text.split("](").skip(1) {
                 let link = part.split(')').next().unwrap_or("");
-                if link.ends_with(".svg") || link.ends_with(".png") {
-                    if !base.join(link).is_file() {
-                        problems.push(format!("{}: image {link} does not exist", path.display()));
-                    }
+                let image = link.ends_with(".svg") || link.ends_with(".png");
+                if image && !base.join(link).is_file() {
+                    problems.push(format!("{}: image {link} does not exist", path.display()));
                 }
             }
         }

@@ -41,7 +41,11 @@ pub enum Delivery {
 #[derive(Debug)]
 pub enum ReceiverError {
     /// The identity is known with a different amount: not a retry, a collision.
-    IdentityCollision { order_id: String, held: i64, offered: i64 },
+    IdentityCollision {
+        order_id: String,
+        held: i64,
+        offered: i64,
+    },
     Sql(rusqlite::Error),
 }
 
@@ -66,8 +70,7 @@ pub enum Outcome {
 
 /// The receiver's durable table. `seq` numbers every applied effect, so a receiver that
 /// does not recognise identities shows up as two rows for one order.
-pub const RECEIVER_SCHEMA: &str =
-    "CREATE TABLE effects (seq INTEGER PRIMARY KEY, order_id TEXT NOT NULL, amount INTEGER NOT NULL);";
+pub const RECEIVER_SCHEMA: &str = "CREATE TABLE effects (seq INTEGER PRIMARY KEY, order_id TEXT NOT NULL, amount INTEGER NOT NULL);";
 
 /// The receiver service: its own database, outside the relay's process.
 struct Receiver {
@@ -137,7 +140,10 @@ impl Network {
                 None => fate.label().to_string(),
             };
             (
-                format!("deliver {} ({}) -> {outcome:?}", intent.order_id, intent.amount),
+                format!(
+                    "deliver {} ({}) -> {outcome:?}",
+                    intent.order_id, intent.amount
+                ),
                 truth,
             )
         });
@@ -190,7 +196,8 @@ impl Relay<'_> {
         self.outbox
             .execute("UPDATE outbox SET sent = 1 WHERE id = ?1", [order_id])
             .expect("mark sent");
-        self.sim.note("relay", || format!("mark {order_id} sent (committed)"));
+        self.sim
+            .note("relay", || format!("mark {order_id} sent (committed)"));
         self.sim.crash_point("relay:after-mark")
     }
     // ANCHOR_END: relay_steps
@@ -245,7 +252,8 @@ fn open(path: &Path) -> Connection {
     let db = Connection::open(path).expect("open database");
     // A crash here is a process crash: what a commit wrote is in the OS page cache and
     // survives, so `synchronous` makes no difference and OFF keeps the runs fast.
-    db.execute_batch("PRAGMA synchronous = OFF;").expect("pragma");
+    db.execute_batch("PRAGMA synchronous = OFF;")
+        .expect("pragma");
     db
 }
 
@@ -386,7 +394,11 @@ pub fn figures() -> Vec<(&'static str, String)> {
         "The outbox relay: a lost response, a crash, a recognised retry",
         &["application", "outbox.db", "relay", "receiver"],
     )
-    .call("application", "outbox.db", "BEGIN; INSERT order S1; INSERT intent S1; COMMIT")
+    .call(
+        "application",
+        "outbox.db",
+        "BEGIN; INSERT order S1; INSERT intent S1; COMMIT",
+    )
     .divider("relay process 1")
     .call("relay", "outbox.db", "SELECT unsent intents")
     .reply("outbox.db", "relay", "S1 (120)")
@@ -401,6 +413,10 @@ pub fn figures() -> Vec<(&'static str, String)> {
     .call("relay", "receiver", "deliver S1, 120 (same identity)")
     .note("receiver", "recognises S1: no new effect")
     .reply("receiver", "relay", "Existing")
-    .call("relay", "outbox.db", "UPDATE outbox SET sent = 1 WHERE id = 'S1'");
+    .call(
+        "relay",
+        "outbox.db",
+        "UPDATE outbox SET sent = 1 WHERE id = 'S1'",
+    );
     vec![("01-outbox-relay.svg", relay.to_svg())]
 }

@@ -87,7 +87,10 @@ impl OutboxLab {
         let tx = self.db.transaction()?;
         // This external list is outside SQLite's transaction boundary.
         self.unsafe_receipts.push((order_id.to_string(), amount));
-        tx.execute("INSERT INTO orders VALUES (?1, ?2)", params![order_id, amount])?;
+        tx.execute(
+            "INSERT INTO orders VALUES (?1, ?2)",
+            params![order_id, amount],
+        )?;
         if abort {
             // Dropping `tx` rolls back the insert; nothing rolls back the receipt.
             return Err(LabError::Injected("injected failure before commit"));
@@ -102,7 +105,9 @@ impl OutboxLab {
     pub fn enqueue(&mut self, order_id: &str, amount: i64, abort: bool) -> Result<&'static str> {
         let tx = self.db.transaction()?;
         let existing: Option<i64> = tx
-            .query_row("SELECT amount FROM orders WHERE id = ?1", [order_id], |r| r.get(0))
+            .query_row("SELECT amount FROM orders WHERE id = ?1", [order_id], |r| {
+                r.get(0)
+            })
             .optional()?;
         if let Some(existing) = existing {
             if existing != amount {
@@ -111,11 +116,17 @@ impl OutboxLab {
             tx.commit()?;
             return Ok("existing");
         }
-        tx.execute("INSERT INTO orders VALUES (?1, ?2)", params![order_id, amount])?;
+        tx.execute(
+            "INSERT INTO orders VALUES (?1, ?2)",
+            params![order_id, amount],
+        )?;
         if abort {
             return Err(LabError::Injected("injected failure before outbox write"));
         }
-        tx.execute("INSERT INTO outbox VALUES (?1, ?2, 0)", params![order_id, amount])?;
+        tx.execute(
+            "INSERT INTO outbox VALUES (?1, ?2, 0)",
+            params![order_id, amount],
+        )?;
         tx.commit()?;
         Ok("created")
     }
@@ -126,9 +137,11 @@ impl OutboxLab {
     pub fn relay(&mut self, order_id: &str, lose_response: bool) -> Result<&'static str> {
         let row: Option<(i64, bool)> = self
             .db
-            .query_row("SELECT amount, sent FROM outbox WHERE id = ?1", [order_id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .query_row(
+                "SELECT amount, sent FROM outbox WHERE id = ?1",
+                [order_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?;
         let Some((amount, sent)) = row else {
             return Err(LabError::NoIntent);
@@ -140,27 +153,34 @@ impl OutboxLab {
         if lose_response {
             return Err(LabError::Timeout);
         }
-        self.db.execute("UPDATE outbox SET sent = 1 WHERE id = ?1", [order_id])?;
+        self.db
+            .execute("UPDATE outbox SET sent = 1 WHERE id = ?1", [order_id])?;
         Ok(receipt)
     }
     // ANCHOR_END: relay
 
     fn order_count(&self, order_id: &str) -> Result<i64> {
-        Ok(self
-            .db
-            .query_row("SELECT count(*) FROM orders WHERE id = ?1", [order_id], |r| r.get(0))?)
+        Ok(self.db.query_row(
+            "SELECT count(*) FROM orders WHERE id = ?1",
+            [order_id],
+            |r| r.get(0),
+        )?)
     }
 
     fn outbox_count(&self, order_id: &str) -> Result<i64> {
-        Ok(self
-            .db
-            .query_row("SELECT count(*) FROM outbox WHERE id = ?1", [order_id], |r| r.get(0))?)
+        Ok(self.db.query_row(
+            "SELECT count(*) FROM outbox WHERE id = ?1",
+            [order_id],
+            |r| r.get(0),
+        )?)
     }
 
     fn sent(&self, order_id: &str) -> Result<bool> {
         Ok(self
             .db
-            .query_row("SELECT sent FROM outbox WHERE id = ?1", [order_id], |r| r.get(0))?)
+            .query_row("SELECT sent FROM outbox WHERE id = ?1", [order_id], |r| {
+                r.get(0)
+            })?)
     }
 }
 
@@ -180,7 +200,10 @@ fn scenario() -> Result<Report> {
 
     // 1. The unsafe attempt: an external call inside a transaction that aborts.
     let attempt = lab.unsafe_attempt("U1", 80, true);
-    obs.check("unsafe attempt aborts", is(&attempt, |e| matches!(e, LabError::Injected(_))));
+    obs.check(
+        "unsafe attempt aborts",
+        is(&attempt, |e| matches!(e, LabError::Injected(_))),
+    );
     let u1_rows_after_abort = lab.order_count("U1")?;
     let receipts_after_abort = lab.unsafe_receipts.len();
     obs.check("aborted database row absent", u1_rows_after_abort == 0);
@@ -188,18 +211,30 @@ fn scenario() -> Result<Report> {
         "external effect survives rollback",
         lab.unsafe_receipts == [("U1".to_string(), 80)],
     );
-    obs.check("the rollback also removed the external receipt", receipts_after_abort == 0);
+    obs.check(
+        "the rollback also removed the external receipt",
+        receipts_after_abort == 0,
+    );
     lab.unsafe_attempt("U1", 80, false)?;
-    obs.check("retry creates second external effect", lab.unsafe_receipts.len() == 2);
+    obs.check(
+        "retry creates second external effect",
+        lab.unsafe_receipts.len() == 2,
+    );
     obs.check(
         "the retry is recognised as the same external effect",
         lab.unsafe_receipts.len() == 1,
     );
-    obs.check("one local row does not prove one external effect", lab.order_count("U1")? == 1);
+    obs.check(
+        "one local row does not prove one external effect",
+        lab.order_count("U1")? == 1,
+    );
 
     // 2. The safe enqueue: order and intent in one transaction.
     let enqueue = lab.enqueue("S1", 120, true);
-    obs.check("safe enqueue abort injected", is(&enqueue, |e| matches!(e, LabError::Injected(_))));
+    obs.check(
+        "safe enqueue abort injected",
+        is(&enqueue, |e| matches!(e, LabError::Injected(_))),
+    );
     let (s1_orders, s1_intents) = (lab.order_count("S1")?, lab.outbox_count("S1")?);
     obs.check("order rolls back with failed intent", s1_orders == 0);
     obs.check("no partial outbox row", s1_intents == 0);
@@ -207,7 +242,10 @@ fn scenario() -> Result<Report> {
         "the order row stays behind when the outbox write fails",
         s1_orders == 1 && s1_intents == 0,
     );
-    obs.check("successful atomic enqueue", lab.enqueue("S1", 120, false)? == "created");
+    obs.check(
+        "successful atomic enqueue",
+        lab.enqueue("S1", 120, false)? == "created",
+    );
     let both: Option<(i64, i64)> = lab
         .db
         .query_row(
@@ -217,28 +255,43 @@ fn scenario() -> Result<Report> {
         )
         .optional()?;
     obs.check("order and intent both present", both == Some((120, 120)));
-    obs.check("repeat original identity returns existing", lab.enqueue("S1", 120, false)? == "existing");
+    obs.check(
+        "repeat original identity returns existing",
+        lab.enqueue("S1", 120, false)? == "existing",
+    );
     let collision = lab.enqueue("S1", 121, false);
     obs.check(
         "different amount under same identity rejected",
         is(&collision, |e| matches!(e, LabError::DifferentIntent)),
     );
     let intent_amount: i64 =
-        lab.db.query_row("SELECT amount FROM outbox WHERE id = 'S1'", [], |r| r.get(0))?;
+        lab.db
+            .query_row("SELECT amount FROM outbox WHERE id = 'S1'", [], |r| {
+                r.get(0)
+            })?;
     obs.check("collision does not change intent", intent_amount == 120);
 
     // 3. The relay loses the response after the receiver applied the effect.
     let lost = lab.relay("S1", true);
-    obs.check("response loss follows external effect", is(&lost, |e| matches!(e, LabError::Timeout)));
+    obs.check(
+        "response loss follows external effect",
+        is(&lost, |e| matches!(e, LabError::Timeout)),
+    );
     let effects_after_timeout = lab.receiver.effects.clone();
     let sent_after_timeout = lab.sent("S1")?;
     obs.check(
         "effect exists despite timeout",
         effects_after_timeout == BTreeMap::from([("S1".to_string(), 120)]),
     );
-    obs.check("the timeout means the receiver did not apply the effect", effects_after_timeout.is_empty());
+    obs.check(
+        "the timeout means the receiver did not apply the effect",
+        effects_after_timeout.is_empty(),
+    );
     obs.check("intent remains retryable", !sent_after_timeout);
-    obs.check("the timed-out relay already marked the intent sent", sent_after_timeout);
+    obs.check(
+        "the timed-out relay already marked the intent sent",
+        sent_after_timeout,
+    );
     let retry = lab.relay("S1", false)?;
     obs.check("receiver recognizes retry", retry == "existing");
     let calls_after_retry = lab.receiver.calls.len();
@@ -247,7 +300,10 @@ fn scenario() -> Result<Report> {
         "two calls one effect",
         calls_after_retry == 2 && effects_after_retry == 1,
     );
-    obs.check("retrying S1 creates a second external effect", effects_after_retry == 2);
+    obs.check(
+        "retrying S1 creates a second external effect",
+        effects_after_retry == 2,
+    );
     obs.check("successful response marks sent", lab.sent("S1")?);
     let again = lab.relay("S1", false)?;
     obs.check(
@@ -256,19 +312,34 @@ fn scenario() -> Result<Report> {
     );
 
     // 4. A new identity S2 for the same amount.
-    obs.check("new ID creates distinct intent", lab.enqueue("S2", 120, false)? == "created");
+    obs.check(
+        "new ID creates distinct intent",
+        lab.enqueue("S2", 120, false)? == "created",
+    );
     let s2 = lab.relay("S2", false)?;
     let effects_after_s2 = lab.receiver.effects.len();
-    obs.check("new ID is a new external effect", s2 == "applied" && effects_after_s2 == 2);
-    obs.check("S2 with the same amount is recognised as a retry of S1", s2 == "existing");
+    obs.check(
+        "new ID is a new external effect",
+        s2 == "applied" && effects_after_s2 == 2,
+    );
+    obs.check(
+        "S2 with the same amount is recognised as a retry of S1",
+        s2 == "existing",
+    );
     let mismatch = lab.receiver.receive("S1", 999);
     obs.check(
         "receiver rejects mismatched retry payload",
         is(&mismatch, |e| matches!(e, LabError::ReceiverCollision)),
     );
-    obs.check("receiver preserved original effect", lab.receiver.effects["S1"] == 120);
+    obs.check(
+        "receiver preserved original effect",
+        lab.receiver.effects["S1"] == 120,
+    );
     let missing = lab.relay("missing", false);
-    obs.check("relay rejects missing intent", is(&missing, |e| matches!(e, LabError::NoIntent)));
+    obs.check(
+        "relay rejects missing intent",
+        is(&missing, |e| matches!(e, LabError::NoIntent)),
+    );
 
     // The three prediction questions, answered from what the run observed.
     let after_abort = match (u1_rows_after_abort, receipts_after_abort) {
@@ -280,7 +351,9 @@ fn scenario() -> Result<Report> {
     obs.answer(
         "after-unsafe-abort",
         after_abort,
-        format!("{u1_rows_after_abort} order row(s) for U1, {receipts_after_abort} external receipt(s)"),
+        format!(
+            "{u1_rows_after_abort} order row(s) for U1, {receipts_after_abort} external receipt(s)"
+        ),
     );
     let lost_response = match (effects_after_timeout.len(), sent_after_timeout, retry) {
         (0, false, _) => "a",

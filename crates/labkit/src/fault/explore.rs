@@ -216,7 +216,8 @@ fn exhaustive(
                 if let Err(violation) = &verdict
                     && result.failure.is_none()
                 {
-                    result.failure = Some(failure(scope, token.clone(), scenario, violation.clone()));
+                    result.failure =
+                        Some(failure(scope, token.clone(), scenario, violation.clone()));
                     if !collect {
                         return result;
                     }

@@ -45,7 +45,13 @@ impl CrashMatrix {
 
     /// A plain-text table: fault, then `pass` or the broken invariant.
     pub fn render(&self) -> String {
-        let width = self.rows.iter().map(|r| r.fault.len()).max().unwrap_or(5).max(5);
+        let width = self
+            .rows
+            .iter()
+            .map(|r| r.fault.len())
+            .max()
+            .unwrap_or(5)
+            .max(5);
         let mut out = format!("{:<width$}  outcome\n", "fault");
         for row in &self.rows {
             let outcome = match &row.broken {

@@ -85,7 +85,10 @@ mod tests {
             assert!(rng.below(n) < n);
         }
         let hits = (0..10_000).filter(|_| rng.chance(1, 4)).count();
-        assert!((2_000..3_000).contains(&hits), "1/4 chance hit {hits} of 10000");
+        assert!(
+            (2_000..3_000).contains(&hits),
+            "1/4 chance hit {hits} of 10000"
+        );
         assert!(!rng.chance(0, 7));
     }
 

@@ -226,7 +226,11 @@ impl Sim {
     /// Decides the fate of one call among `allowed` (whose first entry must be
     /// [`Fate::Ok`]). Services call this; application code only sees the response.
     pub fn fate(&mut self, site: &'static str, allowed: &[Fate]) -> Fate {
-        assert_eq!(allowed.first(), Some(&Fate::Ok), "{site}: option 0 must be Ok");
+        assert_eq!(
+            allowed.first(),
+            Some(&Fate::Ok),
+            "{site}: option 0 must be Ok"
+        );
         let labels: Vec<&'static str> = allowed.iter().map(|f| f.label()).collect();
         allowed[self.choose(site, &labels)]
     }

@@ -41,10 +41,22 @@ impl World {
             "receiver:deliver",
             &[Fate::Ok, Fate::AppliedResponseLost, Fate::AppliedLater],
         );
-        sim.event("relay", if fate.is_indefinite() { Glyph::Indefinite } else { Glyph::Normal }, || {
-            let seen = if fate.is_indefinite() { "DEADLINE_EXCEEDED" } else { "OK" };
-            (format!("deliver {id} -> {seen}"), fate.label().to_string())
-        });
+        sim.event(
+            "relay",
+            if fate.is_indefinite() {
+                Glyph::Indefinite
+            } else {
+                Glyph::Normal
+            },
+            || {
+                let seen = if fate.is_indefinite() {
+                    "DEADLINE_EXCEEDED"
+                } else {
+                    "OK"
+                };
+                (format!("deliver {id} -> {seen}"), fate.label().to_string())
+            },
+        );
         match fate {
             Fate::Ok => {
                 self.receive(id, bug);
@@ -89,7 +101,9 @@ fn scenario(bug: Bug) -> impl FnMut(&mut Sim) -> Verdict {
         };
         for _pass in 0..3 {
             if relay_pass(&mut world, sim, bug).is_err() {
-                sim.event("relay", Glyph::Recover, || ("restart from the outbox".into(), String::new()));
+                sim.event("relay", Glyph::Recover, || {
+                    ("restart from the outbox".into(), String::new())
+                });
             }
         }
         sim.heal();
@@ -164,17 +178,27 @@ fn a_planted_bug_is_found_with_the_fewest_faults() {
 
 #[test]
 fn mark_before_send_is_caught_at_the_crash_between_mark_and_send() {
-    let failure = explore(scope(2), scenario(Bug::MarkBeforeSend)).failure.unwrap();
+    let failure = explore(scope(2), scenario(Bug::MarkBeforeSend))
+        .failure
+        .unwrap();
     assert_eq!(failure.faults, vec!["relay:after-mark=crash".to_string()]);
     let report = failure.to_string();
     assert!(report.contains("Let m2 be an outbox row."), "{report}");
-    assert!(report.contains("replay: cargo labs replay 00 toy v1:0.0.0.0.1"), "{report}");
-    assert!(report.contains("  relay ! crash at relay:after-mark"), "{report}");
+    assert!(
+        report.contains("replay: cargo labs replay 00 toy v1:0.0.0.0.1"),
+        "{report}"
+    );
+    assert!(
+        report.contains("  relay ! crash at relay:after-mark"),
+        "{report}"
+    );
 }
 
 #[test]
 fn replay_reproduces_a_counterexample() {
-    let failure = explore(scope(2), scenario(Bug::ReceiverWithoutIdentity)).failure.unwrap();
+    let failure = explore(scope(2), scenario(Bug::ReceiverWithoutIdentity))
+        .failure
+        .unwrap();
     let token = Token::parse(&failure.token.to_string()).unwrap();
     let replayed = replay(&token, scenario(Bug::ReceiverWithoutIdentity));
     assert_eq!(replayed.verdict.unwrap_err(), failure.violation);
@@ -184,8 +208,16 @@ fn replay_reproduces_a_counterexample() {
 
 #[test]
 fn shrinking_a_random_counterexample_yields_a_one_fault_schedule() {
-    let report = random(scope(0), 0xC0FFEE, 500, (1, 2), scenario(Bug::MarkBeforeSend));
-    let failure = report.failure.expect("a fault-heavy random run finds the bug");
+    let report = random(
+        scope(0),
+        0xC0FFEE,
+        500,
+        (1, 2),
+        scenario(Bug::MarkBeforeSend),
+    );
+    let failure = report
+        .failure
+        .expect("a fault-heavy random run finds the bug");
     let original = report.original.unwrap();
     let original_faults = original.0.iter().filter(|&&i| i != 0).count();
     assert!(original_faults >= failure.faults.len());
@@ -194,8 +226,20 @@ fn shrinking_a_random_counterexample_yields_a_one_fault_schedule() {
 
 #[test]
 fn the_same_seed_prints_the_same_timeline_byte_for_byte() {
-    let first = random(scope(0), 42, 200, (1, 3), scenario(Bug::ReceiverWithoutIdentity));
-    let second = random(scope(0), 42, 200, (1, 3), scenario(Bug::ReceiverWithoutIdentity));
+    let first = random(
+        scope(0),
+        42,
+        200,
+        (1, 3),
+        scenario(Bug::ReceiverWithoutIdentity),
+    );
+    let second = random(
+        scope(0),
+        42,
+        200,
+        (1, 3),
+        scenario(Bug::ReceiverWithoutIdentity),
+    );
     let (a, b) = (first.failure.unwrap(), second.failure.unwrap());
     assert_eq!(a.to_string(), b.to_string());
     assert_eq!(first.runs, second.runs);
@@ -239,9 +283,14 @@ fn a_stale_token_is_reported_as_diverged() {
 
 #[test]
 fn a_panic_is_reported_as_a_bug_not_a_fault() {
-    let result = explore(scope(0), |_sim: &mut Sim| -> Verdict { panic!("not yet implemented") });
+    let result = explore(scope(0), |_sim: &mut Sim| -> Verdict {
+        panic!("not yet implemented")
+    });
     let failure = result.failure.unwrap();
-    assert_eq!(failure.violation.invariant, "the code under test does not panic");
+    assert_eq!(
+        failure.violation.invariant,
+        "the code under test does not panic"
+    );
     assert!(failure.violation.explanation[0].contains("not yet implemented"));
 }
 
@@ -249,8 +298,13 @@ fn a_panic_is_reported_as_a_bug_not_a_fault() {
 fn the_crash_matrix_has_one_row_per_single_fault() {
     let all = explore_all(scope(1), scenario(Bug::MarkBeforeSend));
     let matrix = CrashMatrix::from_exploration(&all);
-    let lost = matrix.cell("relay:after-mark=crash").expect("row for the crash after mark");
-    assert_eq!(lost.broken.as_deref(), Some("every outbox row takes effect exactly once"));
+    let lost = matrix
+        .cell("relay:after-mark=crash")
+        .expect("row for the crash after mark");
+    assert_eq!(
+        lost.broken.as_deref(),
+        Some("every outbox row takes effect exactly once")
+    );
     let fine = matrix.cell("relay:before-send=crash").unwrap();
     assert_eq!(fine.broken, None);
     assert!(matrix.render().contains("relay:after-mark=crash"));
