@@ -569,8 +569,8 @@ pub fn figures() -> Vec<(&'static str, String)> {
     .call("request A", "reservations.db", "INSERT A")
     .reply("reservations.db", "request A", "SQLITE_BUSY_SNAPSHOT (517)")
     .note(
-        "request A",
-        "the snapshot is stale: ROLLBACK, run it all again",
+        "reservations.db",
+        "A's snapshot is stale: A rolls back, runs it all again",
     )
     .call(
         "request A",

@@ -3,6 +3,19 @@
 //! interleaving is written out statement by statement (an explicit schedule), so every
 //! run does the same thing in the same order. Every verdict is computed from what SQLite
 //! answered; the answer keys live in `lab.toml`.
+//!
+//! The SQLite behaviour each step relies on, from SQLite's documentation:
+//!
+//! * <https://www.sqlite.org/isolation.html>: a reader on another connection sees only
+//!   complete committed transactions.
+//! * <https://www.sqlite.org/wal.html>: in WAL mode readers do not block writers and a
+//!   writer does not block readers; a read transaction keeps the snapshot it started
+//!   with; there is one writer at a time.
+//! * <https://www.sqlite.org/lang_transaction.html>: `BEGIN DEFERRED` takes no lock until
+//!   the first statement, `BEGIN IMMEDIATE` starts a write transaction at once.
+//! * <https://www.sqlite.org/rescode.html#busy_snapshot>: SQLITE_BUSY_SNAPSHOT (517) when
+//!   a read transaction cannot become a write transaction because another connection
+//!   wrote since its snapshot was taken.
 
 use crate::harness::{Database, ITEM, extended_code};
 use labkit::{Observation, Report};
