@@ -334,6 +334,8 @@ pub struct WriteApi {
     /// Rows of the default streams, per table, in arrival order.
     default_rows: BTreeMap<String, Vec<Row>>,
     in_flight: Vec<InFlight>,
+    /// A fate a scenario fixed for the next `AppendRows`, outside the explored choices.
+    scripted: Option<Fate>,
     next_stream: u64,
     next_connection: u64,
     default_connections: u64,
@@ -362,6 +364,7 @@ impl WriteApi {
             streams: BTreeMap::new(),
             default_rows: BTreeMap::new(),
             in_flight: Vec::new(),
+            scripted: None,
             next_stream: 1,
             next_connection: 1,
             default_connections: 0,
@@ -371,6 +374,12 @@ impl WriteApi {
     pub fn with_faults(mut self, faults: Faults) -> Self {
         self.faults = faults;
         self
+    }
+
+    /// Fixes the fate of the next `AppendRows` (a scripted fault, such as the seed's lost
+    /// response at T4), without a choice of the fault core.
+    pub fn script_next_append(&mut self, fate: Fate) {
+        self.scripted = Some(fate);
     }
 
     /// Requests "applied later" land before the service handles anything else.
@@ -535,7 +544,10 @@ impl WriteApi {
             )));
         }
         let name = connection.write_stream.clone();
-        let fate = sim.fate("writeapi:AppendRows", self.faults.append);
+        let fate = match self.scripted.take() {
+            Some(fate) => fate,
+            None => sim.fate("writeapi:AppendRows", self.faults.append),
+        };
         let rows = request.rows.len();
         let outcome = match fate {
             Fate::Ok | Fate::AppliedResponseLost => Some(self.apply_append(&name, &request)),
