@@ -131,7 +131,7 @@ fn describe_error(error: &rusqlite::Error) -> String {
 /// requests arrive there; [`Direct`] does nothing.
 pub trait Scheduler {
     fn before(&mut self, who: &'static str, sql: &str);
-    fn after(&mut self, who: &'static str, sql: &str, outcome: &dyn Fn() -> String);
+    fn after(&mut self, who: &'static str, sql: &str, failed: bool, outcome: &dyn Fn() -> String);
 }
 
 /// No interleaving: every statement runs at once.
@@ -139,7 +139,7 @@ pub struct Direct;
 
 impl Scheduler for Direct {
     fn before(&mut self, _: &'static str, _: &str) {}
-    fn after(&mut self, _: &'static str, _: &str, _: &dyn Fn() -> String) {}
+    fn after(&mut self, _: &'static str, _: &str, _: bool, _: &dyn Fn() -> String) {}
 }
 
 // ANCHOR: session
@@ -169,10 +169,11 @@ impl<'a> Session<'a> {
     pub fn execute(&mut self, sql: &str, params: impl Params) -> rusqlite::Result<usize> {
         self.scheduler.before(self.who, sql);
         let result = self.conn.execute(sql, params);
-        self.scheduler.after(self.who, sql, &|| match &result {
-            Ok(_) => "ok".into(),
-            Err(e) => describe_error(e),
-        });
+        self.scheduler
+            .after(self.who, sql, result.is_err(), &|| match &result {
+                Ok(_) => "ok".into(),
+                Err(e) => describe_error(e),
+            });
         result
     }
 
@@ -180,10 +181,11 @@ impl<'a> Session<'a> {
     pub fn query_i64(&mut self, sql: &str, params: impl Params) -> rusqlite::Result<i64> {
         self.scheduler.before(self.who, sql);
         let result = self.conn.query_row(sql, params, |r| r.get(0));
-        self.scheduler.after(self.who, sql, &|| match &result {
-            Ok(v) => format!("-> {v}"),
-            Err(e) => describe_error(e),
-        });
+        self.scheduler
+            .after(self.who, sql, result.is_err(), &|| match &result {
+                Ok(v) => format!("-> {v}"),
+                Err(e) => describe_error(e),
+            });
         result
     }
 }
@@ -210,7 +212,7 @@ struct Interleaver<'w> {
 const ARRIVES: [&str; 3] = ["r1 arrives now", "r2 arrives now", "r3 arrives now"];
 
 impl Scheduler for Interleaver<'_> {
-    fn before(&mut self, _who: &'static str, _sql: &str) {
+    fn before(&mut self, who: &'static str, sql: &str) {
         let waiting: Vec<usize> = (0..self.requests.names.len())
             .filter(|&i| !self.requests.arrived[i])
             .collect();
@@ -221,13 +223,20 @@ impl Scheduler for Interleaver<'_> {
         options.extend(waiting.iter().map(|&i| ARRIVES[i]));
         let pick = self.sim.choose("arrival", &options);
         if pick > 0 {
-            attempt(self.conns, self.sim, self.requests, waiting[pick - 1]);
+            let other = waiting[pick - 1];
+            let name = self.requests.names[other];
+            let next = sql.split_whitespace().next().unwrap_or("").to_string();
+            self.sim.event(name, Glyph::Fault, || {
+                (format!("arrives before {who}'s {next}"), String::new())
+            });
+            attempt(self.conns, self.sim, self.requests, other);
         }
     }
 
-    fn after(&mut self, who: &'static str, sql: &str, outcome: &dyn Fn() -> String) {
+    fn after(&mut self, who: &'static str, sql: &str, failed: bool, outcome: &dyn Fn() -> String) {
         let sql = sql.split_whitespace().collect::<Vec<_>>().join(" ");
-        self.sim.event(who, Glyph::Normal, || (sql, outcome()));
+        let glyph = if failed { Glyph::Error } else { Glyph::Normal };
+        self.sim.event(who, glyph, || (sql, outcome()));
     }
 }
 
@@ -399,7 +408,7 @@ const WRITERS: [&str; 2] = ["w1", "w2"];
 const WRITER_ARRIVES: [&str; 2] = ["w1 arrives now", "w2 arrives now"];
 
 impl Scheduler for Writers<'_> {
-    fn before(&mut self, _who: &'static str, _sql: &str) {
+    fn before(&mut self, who: &'static str, sql: &str) {
         let waiting: Vec<usize> = (0..2).filter(|&i| !self.arrived[i]).collect();
         if waiting.is_empty() {
             return;
@@ -412,6 +421,10 @@ impl Scheduler for Writers<'_> {
         }
         let w = waiting[pick - 1];
         self.arrived[w] = true;
+        let next = sql.split_whitespace().next().unwrap_or("").to_string();
+        self.sim.event(WRITERS[w], Glyph::Fault, || {
+            (format!("arrives before {who}'s {next}"), String::new())
+        });
         let result = reserve_one(&self.conns[w], WRITERS[w]);
         self.sim.event(WRITERS[w], Glyph::Normal, || match &result {
             Ok(()) => ("reserves 1 unit, commits".into(), String::new()),
@@ -426,9 +439,10 @@ impl Scheduler for Writers<'_> {
         }
     }
 
-    fn after(&mut self, who: &'static str, sql: &str, outcome: &dyn Fn() -> String) {
+    fn after(&mut self, who: &'static str, sql: &str, failed: bool, outcome: &dyn Fn() -> String) {
         let sql = sql.split_whitespace().collect::<Vec<_>>().join(" ");
-        self.sim.event(who, Glyph::Normal, || (sql, outcome()));
+        let glyph = if failed { Glyph::Error } else { Glyph::Normal };
+        self.sim.event(who, glyph, || (sql, outcome()));
     }
 }
 
