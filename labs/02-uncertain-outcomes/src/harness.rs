@@ -446,6 +446,30 @@ fn check_reconciliation(before: &World, after: &World, invariants: &[Evidence]) 
 pub fn reconciliation_scenario(sim: &mut Sim, invariants: &[Evidence]) -> Verdict {
     let before = legacy_world();
     let mut world = before.clone();
+    sim.note("history", || {
+        let rows: Vec<String> = before
+            .db
+            .rows(SETTLEMENTS)
+            .iter()
+            .map(|(id, row)| {
+                let status = row.text("status").unwrap_or("?");
+                match row.text("receipt") {
+                    Some(receipt) => format!("{id} {status} ({receipt})"),
+                    None => format!("{id} {status}"),
+                }
+            })
+            .collect();
+        format!("settlement rows: {}", rows.join(", "))
+    });
+    sim.note("history", || {
+        let receipts: Vec<String> = before
+            .processor
+            .receipts()
+            .iter()
+            .map(|r| format!("{} for {} ({})", r.id, r.reference, r.amount))
+            .collect();
+        format!("receipts: {}", receipts.join(", "))
+    });
     for _run in 1..=3 {
         if process(sim, "reconcile", reconcile, &mut world) {
             break;
