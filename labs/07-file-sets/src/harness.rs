@@ -988,7 +988,7 @@ pub fn figures() -> Vec<(&'static str, String)> {
         "datasets",
         "get ?generation=1004, ?generation=1005",
     )
-    .note("publisher", "validate: run tags, rows, references")
+    .note("publisher", "validate the set")
     .call("publisher", "releases", "get manifest")
     .reply("releases", "publisher", "run-1, generation 1003")
     .call(
@@ -1006,7 +1006,7 @@ pub fn figures() -> Vec<(&'static str, String)> {
     )
     .call("consumer", "datasets", "get accounts.csv?generation=1004")
     .call("consumer", "datasets", "get positions.csv?generation=1005")
-    .note("consumer", "check run tags, then report run-2")
+    .note("consumer", "report run-2")
     .divider("after a crash")
     .crash("publisher", "crash after any write")
     .call(
@@ -1019,7 +1019,7 @@ pub fn figures() -> Vec<(&'static str, String)> {
         "publisher",
         "412: same bytes? reuse the generation",
     )
-    .note("publisher", "or abandon: delete ?generation= of run-2 only");
+    .note("publisher", "or abandon run-2");
     let cache = Sequence::new(
         "The origin is strongly consistent; the public cache is not",
         &["publisher", "origin", "public cache", "reader"],
