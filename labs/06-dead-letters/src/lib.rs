@@ -1,0 +1,18 @@
+//! Lab 06 — dead letters and replay.
+//!
+//! * `observe`: a poison message and the dead-letter policy (how many attempts, whose
+//!   permissions), retention and seek (what a seek replays, what it does not undo, how
+//!   soon it takes effect), and five reminder e-mails counted by delivery attempts.
+//!   Complete; run it with `cargo labs run 06`.
+//! * `harness`: the worlds the build phase is graded in: a billing consumer whose
+//!   incident left work partly done, and an overdue invoice that must get exactly five
+//!   reminder e-mails. Complete.
+//! * `replay`: **your part** — the replay procedure (interval, consumer version,
+//!   completion criteria) that tells recovery from duplication.
+//! * `reminders`: **your part** — exactly five reminders, counted by a durable counter of
+//!   your own. Grade both with `cargo labs check 06`.
+
+pub mod harness;
+pub mod observe;
+pub mod reminders;
+pub mod replay;

@@ -1,0 +1,10 @@
+use labkit::{LabBinary, lab_main};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    lab_main(LabBinary {
+        observe: dead_letters::observe::run,
+        scenarios: dead_letters::harness::SCENARIOS,
+        figures: dead_letters::harness::figures,
+    })
+}

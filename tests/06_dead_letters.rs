@@ -1,0 +1,67 @@
+//! Lab 06 graded suite, compiled into both the learner's crate and the reference
+//! solution. Run it with `cargo labs check 06`.
+
+use dead_letters::harness::{
+    ALL_REPLAY_INVARIANTS, ReplayInvariant, explore_reminders, explore_replay, reminder_scenario,
+    replay_scenario,
+};
+use labkit::fault::{self, Token};
+use pretty_assertions::assert_eq;
+
+#[test]
+fn the_fault_free_replay_recovers_the_missing_work_once() {
+    explore_replay(0, &ALL_REPLAY_INVARIANTS).assert_ok();
+}
+
+#[test]
+fn the_replay_applies_every_effect_exactly_once_under_one_fault() {
+    explore_replay(1, &[ReplayInvariant::EveryEffectOnce]).assert_ok();
+}
+
+#[test]
+fn the_replay_tells_recovery_from_duplication_under_one_fault() {
+    explore_replay(1, &[ReplayInvariant::RecoveryToldFromDuplication]).assert_ok();
+}
+
+#[test]
+fn the_replay_records_its_run_and_completes_only_when_done() {
+    explore_replay(1, &[ReplayInvariant::CompletionCriteria]).assert_ok();
+}
+
+#[test]
+fn the_replay_holds_every_invariant_under_two_faults() {
+    let exploration = explore_replay(2, &ALL_REPLAY_INVARIANTS);
+    exploration.assert_ok();
+    assert!(
+        exploration.per_level[2] > 0,
+        "two-fault schedules were explored"
+    );
+}
+
+#[test]
+fn the_fault_free_run_sends_five_reminders() {
+    explore_reminders(0).assert_ok();
+}
+
+#[test]
+fn exactly_five_reminders_under_every_schedule_with_two_faults() {
+    let exploration = explore_reminders(2);
+    exploration.assert_ok();
+    assert!(
+        exploration.per_level[2] > 0,
+        "two-fault schedules were explored"
+    );
+}
+
+#[test]
+fn every_schedule_replays_identically() {
+    let sample: Vec<Token> = ["v1:", "v1:1", "v1:0.1", "v1:0.0.1.0.1", "v1:0.0.0.0.0.1"]
+        .iter()
+        .map(|t| Token::parse(t).unwrap())
+        .collect();
+    let replay =
+        fault::check_determinism(&sample, |sim| replay_scenario(sim, &ALL_REPLAY_INVARIANTS));
+    assert_eq!(replay, Ok(sample.len()));
+    let reminders = fault::check_determinism(&sample, reminder_scenario);
+    assert_eq!(reminders, Ok(sample.len()));
+}
