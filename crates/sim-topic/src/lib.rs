@@ -716,6 +716,21 @@ impl Ydb {
         None
     }
 
+    /// One past the last offset of each partition (0 for an empty partition).
+    pub fn end_offsets(&self) -> Vec<i64> {
+        (0..self.partitions)
+            .map(|partition| {
+                self.conn
+                    .prepare_cached(
+                        "SELECT COALESCE(MAX(offset) + 1, 0) FROM topic_messages WHERE partition = ?1",
+                    )
+                    .expect("prepare end offset")
+                    .query_row(params![partition], |r| r.get(0))
+                    .expect("end offset")
+            })
+            .collect()
+    }
+
     /// Every message in the topic, partition by partition (for audits).
     pub fn all_messages(&self) -> Vec<Message> {
         let mut stmt = self

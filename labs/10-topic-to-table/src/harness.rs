@@ -411,11 +411,7 @@ impl Run<'_> {
         if self.actors[consumer].open.is_some() || self.unknown_batch.is_some() {
             return false;
         }
-        let mut ends = vec![0; self.config.partitions as usize];
-        for m in self.db.all_messages() {
-            ends[m.partition as usize] = m.offset + 1;
-        }
-        self.db.committed_offsets(CONSUMER) == ends
+        self.db.committed_offsets(CONSUMER) == self.db.end_offsets()
     }
 
     fn run(&mut self) -> bool {
@@ -761,7 +757,11 @@ pub fn figures() -> Vec<(&'static str, String)> {
     .note("consumer tx", "retry re-reads from the committed offset")
     .to_svg();
 
-    let outcome = seeded_run(CHAOS_SEED, Config::CHAOS, reference_protocol());
+    let outcome = seeded_run(
+        crate::observe::OBSERVE_SEED,
+        Config::CHAOS,
+        reference_protocol(),
+    );
     let windows = &outcome.windows;
     let series = |name: &str, f: fn(&Window) -> u64| {
         (
