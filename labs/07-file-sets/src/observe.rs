@@ -93,7 +93,7 @@ pub fn run() -> Report {
         status(&live(&s, "old.csv")) == 404,
     );
     obs.check(
-        "a delete pinned to the approved generation removes the replacement",
+        "a delete pinned to the approved generation removes the new one",
         pinned_delete.is_ok() && survived_pinned.is_none(),
     );
     // ANCHOR_END: delete
@@ -138,7 +138,7 @@ pub fn run() -> Report {
         stitched != old && stitched != new,
     );
     obs.check(
-        "a ranged read pinned to the first generation returns the new bytes",
+        "a read pinned to the first generation returns the new bytes",
         pinned_tail.as_deref().ok() == Some(&new[8..16]),
     );
     // ANCHOR_END: ranges
@@ -238,11 +238,11 @@ pub fn run() -> Report {
         origin_now == b"run-2",
     );
     obs.check(
-        "the public cache returns the new manifest right after the write",
+        "the cache returns the new manifest right after the write",
         new_from_cache_at(10),
     );
     obs.check(
-        "the public cache returns the new manifest once max-age has passed",
+        "the cache returns the new manifest once max-age has passed",
         new_from_cache_at(60),
     );
     // ANCHOR_END: cache
