@@ -518,8 +518,18 @@ impl Gcs<'_, '_> {
     }
 }
 
-/// What the analyst tries: replace the manifest, create one, delete it.
+/// What the analyst tries: "fix" the accepted accounts file by hand, then replace the
+/// manifest, create one, delete it.
 fn analyst_edits(gcs: &mut Gcs) {
+    if let Ok((_, bytes)) = gcs.get_media(RELEASES, MANIFEST, None)
+        && let Ok(accepted) = Manifest::parse(&bytes)
+    {
+        let fixed = format!(
+            "# run={}\naccount,owner\nA1,Ada (fixed by hand)\n",
+            accepted.run
+        );
+        let _ = gcs.insert(DATA, &accepted.accounts.name, Upload::new(fixed));
+    }
     let forged = Manifest {
         run: "run-hand-fixed".into(),
         accounts: FileRef {
@@ -795,11 +805,11 @@ impl<'s> World<'s> {
         let second = dataset(RUN_2).expect("run-2");
         if let Err(e) = run_publisher(self, &second) {
             return Err(Violation::new(
-                "a crashed publication can be resumed",
+                "a publication can be resumed: publish is safe to call again",
                 &[
-                    "Let run-2 be published again after the faults stopped.".into(),
+                    "Let run-2 be published again after the faults stopped (the earlier attempt completed, crashed, or never ran).".into(),
                     format!("Then `publish` returned: {e}."),
-                    "Contradiction: resuming must finish the run: a file already uploaded with the same content is the publisher's own earlier write, not a conflict.".into(),
+                    "Contradiction: calling publish again must finish or confirm the run: a file already uploaded with the same content is the publisher's own earlier write, not a conflict.".into(),
                 ],
             ));
         }
@@ -835,8 +845,9 @@ pub enum Scenario {
     /// The publisher's attempt at run-2 may crash; then the publisher abandons run-2
     /// (and restarts after a crash), while a consumer run may happen before any request.
     Abandon,
-    /// The publisher publishes run-2; the analyst may try to edit the manifest before
-    /// any of its requests.
+    /// The publisher publishes run-2; before any of its requests the analyst may "fix"
+    /// the accepted accounts file by hand and try to replace, create or delete the
+    /// manifest.
     Analyst,
 }
 
