@@ -219,7 +219,7 @@ fn async_completion_orders() -> BTreeSet<Vec<String>> {
 
 // ANCHOR: scenario
 pub fn run() -> Report {
-    let mut obs = Observation::new("05");
+    let mut obs = Observation::new("ordering");
 
     let bank = delivery_orders(true, bank_key);
     let accounts = delivery_orders(true, account_key);

@@ -183,7 +183,7 @@ fn reminders_by_attempts() -> BTreeSet<usize> {
 
 // ANCHOR: scenario
 pub fn run() -> Report {
-    let mut obs = Observation::new("06");
+    let mut obs = Observation::new("dead-letters");
 
     let with_agent = attempts_before_forwarding(&agent_grants());
     let forwarded: Vec<u32> = with_agent.iter().flatten().copied().collect();
