@@ -225,11 +225,11 @@ pub fn run() -> Report {
     let accounts = delivery_orders(true, account_key);
     let unordered = delivery_orders(false, account_key);
     obs.check(
-        "one key for the whole bank delivers every message in publish order",
+        "one key for the bank delivers everything in publish order",
         bank.iter().all(|o| in_publish_order(o)),
     );
     obs.check(
-        "per-account keys deliver every message in publish order",
+        "per-account keys deliver everything in publish order",
         accounts.iter().all(|o| in_publish_order(o)),
     );
     obs.check(
@@ -237,7 +237,7 @@ pub fn run() -> Report {
         accounts.iter().all(|o| each_account_in_order(o)),
     );
     obs.check(
-        "without message ordering each account's messages still arrive in order",
+        "without ordering an account's messages still arrive in order",
         unordered.iter().all(|o| each_account_in_order(o)),
     );
 
@@ -245,17 +245,17 @@ pub fn run() -> Report {
     let account_backlog = backlog_over_time(account_key, 3);
     let (bank_secs, account_secs) = (bank_backlog.len() - 1, account_backlog.len() - 1);
     obs.check(
-        "one key for the whole bank drains the backlog as fast as per-account keys",
+        "one key for the bank drains the backlog as fast as per-account",
         bank_secs <= account_secs,
     );
 
     let again = after_one_missed_ack();
     obs.check(
-        "a redelivery brings back later acknowledged messages of the same key",
+        "a redelivery brings back later acked messages of its key",
         again.iter().any(|l| l == "A#3"),
     );
     obs.check(
-        "a redelivery of one account's message brings back another account's messages",
+        "a redelivery brings back other accounts' messages too",
         again.iter().any(|l| l.starts_with("B#")),
     );
     obs.check(
@@ -265,7 +265,7 @@ pub fn run() -> Report {
 
     let completions = async_completion_orders();
     obs.check(
-        "a callback that starts asynchronous work completes it in receipt order",
+        "async work started by a callback completes in receipt order",
         completions.iter().all(|o| o == &["A#1", "A#2"]),
     );
 
