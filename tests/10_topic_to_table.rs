@@ -84,6 +84,10 @@ fn a_rolled_back_consumer_attempt_reads_the_same_batch_again() {
 fn every_schedule_of_the_small_scope_with_two_faults_keeps_exactly_once() {
     let exploration = explore_small(2);
     exploration.assert_ok();
+    println!(
+        "{} schedules explored ({:?} with 0, 1, 2 faults)",
+        exploration.schedules, exploration.per_level
+    );
     assert!(
         exploration.schedules <= 50_000,
         "{} schedules",

@@ -444,6 +444,12 @@ impl Ydb {
         assert!(tx.offsets.is_empty(), "one batch per transaction");
         self.call(sim, actor, "receive_batch_with_tx")?;
         let batch = self.read_from_committed(consumer, max);
+        sim.event(actor, Glyph::Normal, || {
+            (
+                format!("receive_batch_with_tx: {}", describe(&batch)),
+                String::new(),
+            )
+        });
         tx.consumer = Some(consumer);
         tx.offsets = batch.ranges.clone();
         Ok(batch)
@@ -459,7 +465,11 @@ impl Ydb {
         max: usize,
     ) -> Result<Batch, YdbError> {
         self.call(sim, actor, "read_batch")?;
-        Ok(self.read_from_committed(consumer, max))
+        let batch = self.read_from_committed(consumer, max);
+        sim.event(actor, Glyph::Normal, || {
+            (format!("read_batch: {}", describe(&batch)), String::new())
+        });
+        Ok(batch)
     }
 
     /// A plain offset commit (`reader.commit(batch)`), outside any transaction.
@@ -471,6 +481,12 @@ impl Ydb {
         batch: &Batch,
     ) -> Result<(), YdbError> {
         self.call(sim, actor, "commit offsets")?;
+        sim.event(actor, Glyph::Normal, || {
+            (
+                format!("commit offsets: {}", describe(batch)),
+                String::new(),
+            )
+        });
         for range in &batch.ranges {
             self.conn
                 .prepare_cached(
@@ -506,6 +522,13 @@ impl Ydb {
         if !written {
             self.stats.deduplicated += 1;
         }
+        sim.event(actor, Glyph::Normal, || {
+            let what = if written { "written" } else { "deduplicated" };
+            (
+                format!("write {producer_id}#{seq_no}: ok"),
+                format!("message {what}"),
+            )
+        });
         Ok(())
     }
 
@@ -675,6 +698,22 @@ impl Ydb {
         }
         sql.commit().expect("commit");
         self.stats.commits += 1;
+        sim.event(actor, Glyph::Normal, || {
+            let mut truth = Vec::new();
+            for message in &tx.messages {
+                truth.push(format!(
+                    "message {}#{}",
+                    message.producer_id, message.seq_no
+                ));
+            }
+            for (table, key, _) in &tx.upserts {
+                truth.push(format!("{table}{key:?}"));
+            }
+            for range in &tx.offsets {
+                truth.push(format!("offset p{} -> {}", range.partition, range.to));
+            }
+            ("COMMIT".into(), format!("applied: {}", truth.join(", ")))
+        });
         self.stats.deduplicated += info.messages_deduplicated as u64;
         if fault == CommitFault::UndeterminedApplied {
             self.stats.undetermined += 1;
@@ -767,6 +806,24 @@ impl Ydb {
             .collect::<Result<_, _>>()
             .expect("rows")
     }
+}
+
+/// A batch in a timeline: its messages as `producer#seq_no` and its offset ranges.
+fn describe(batch: &Batch) -> String {
+    if batch.messages.is_empty() {
+        return "empty".into();
+    }
+    let messages: Vec<String> = batch
+        .messages
+        .iter()
+        .map(|m| format!("{}#{}", m.producer_id, m.seq_no))
+        .collect();
+    let ranges: Vec<String> = batch
+        .ranges
+        .iter()
+        .map(|r| format!("p{}[{}..{})", r.partition, r.from, r.to))
+        .collect();
+    format!("{} at {}", messages.join(" "), ranges.join(" "))
 }
 
 /// The SDK's retry policy: which errors are retried and after how many ticks.

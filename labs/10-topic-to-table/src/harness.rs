@@ -206,6 +206,7 @@ pub struct Outcome {
     pub stalled: bool,
 }
 
+// ANCHOR: validator
 /// The seed's validator: per producer, the next expected sequence number, fed only by
 /// committed batches.
 #[derive(Default)]
@@ -245,6 +246,8 @@ impl Validator {
         }
     }
 }
+
+// ANCHOR_END: validator
 
 enum Open {
     Produce(Tx),
@@ -287,6 +290,9 @@ const READ: usize = 1;
 const STEP_LIMIT: usize = 200_000;
 
 impl Run<'_> {
+    // ANCHOR: retry_loop
+    /// The SDK's retry loop, one failed attempt at a time: count the error, then retry
+    /// after the policy's backoff, or give up (an availability miss) and try later.
     fn fail(&mut self, index: usize, error: YdbError, side: usize) {
         match error.status {
             StatusCode::Aborted => self.marks.push((self.now, Mark::Abort)),
@@ -307,6 +313,7 @@ impl Run<'_> {
             }
         }
     }
+    // ANCHOR_END: retry_loop
 
     fn step_producer(&mut self, index: usize) {
         match self.actors[index].open.take() {
@@ -340,6 +347,7 @@ impl Run<'_> {
     }
 
     fn step_consumer(&mut self, index: usize) {
+        // ANCHOR: unknown_outcome
         if let Some(batch) = self.unknown_batch.take() {
             // The last commit's outcome is unknown: read the durable offsets back. If they
             // moved past the batch, the commit was applied and the batch is validated now.
@@ -352,6 +360,7 @@ impl Run<'_> {
                 self.deliver(&batch);
             }
         }
+        // ANCHOR_END: unknown_outcome
         match self.actors[index].open.take() {
             None => {
                 let mut tx = self.db.begin();
@@ -436,6 +445,7 @@ impl Run<'_> {
     }
 }
 
+// ANCHOR: audit
 /// Reads the whole sink table back and compares it with what the producers committed.
 pub fn audit(db: &Ydb, committed: &[i64]) -> Audit {
     let rows = db.all_rows(SINK);
@@ -469,6 +479,7 @@ pub fn audit(db: &Ydb, committed: &[i64]) -> Audit {
     }
     audit
 }
+// ANCHOR_END: audit
 
 const WINDOWS: usize = 10;
 
