@@ -1,0 +1,10 @@
+use labkit::{LabBinary, lab_main};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    lab_main(LabBinary {
+        observe: pending_streams::observe::run,
+        scenarios: pending_streams::harness::SCENARIOS,
+        figures: pending_streams::harness::figures,
+    })
+}

@@ -1,0 +1,72 @@
+//! Lab 09 graded suite, compiled into both the learner's crate and the reference
+//! solution. Run it with `cargo labs check 09`.
+
+use labkit::fault::{self, Sim, Token};
+use pending_streams::harness::{Ending, batch_scenario, crash_matrix, explore_batch, run_batch};
+use pretty_assertions::assert_eq;
+
+#[test]
+fn the_fault_free_batch_commits_once_and_records_the_commit_time() {
+    let outcome = run_batch(&mut Sim::fault_free());
+    assert_eq!(outcome.violations, vec![]);
+    assert_eq!(outcome.ending, Ending::Done);
+    assert_eq!(outcome.visible, vec![0, 1, 2, 3, 4]);
+    let time = outcome.service_commit_times[0].map(|t| t as i64);
+    assert_eq!(outcome.commit_record, Some(("COMMITTED".to_string(), time)));
+}
+
+#[test]
+fn no_row_is_lost_or_doubled_when_one_fault_strikes() {
+    let exploration = explore_batch(1);
+    println!(
+        "{} schedules {:?}",
+        exploration.schedules, exploration.per_level
+    );
+    exploration.assert_ok();
+}
+
+#[test]
+fn exactly_once_under_every_schedule_with_two_faults() {
+    let exploration = explore_batch(2);
+    println!(
+        "{} schedules {:?}",
+        exploration.schedules, exploration.per_level
+    );
+    exploration.assert_ok();
+    assert!(
+        exploration.per_level[2] > 0,
+        "two-fault schedules were explored"
+    );
+}
+
+#[test]
+fn the_crash_matrix_has_no_failing_cell() {
+    let matrix = crash_matrix();
+    println!("{}", matrix.render());
+    let failing: Vec<_> = matrix.rows.iter().filter(|r| r.broken.is_some()).collect();
+    assert_eq!(failing, Vec::<&labkit::fault::MatrixRow>::new());
+    assert!(
+        matrix
+            .rows
+            .iter()
+            .any(|r| r.fault.contains("BatchCommitWriteStreams")),
+        "the lost commit response is in the matrix: {}",
+        matrix.render()
+    );
+}
+
+#[test]
+fn every_schedule_replays_identically() {
+    let sample: Vec<Token> = [
+        "v1:",
+        "v1:0.1",
+        "v1:0.0.0.1",
+        "v1:0.0.0.0.0.0.0.0.0.0.1",
+        "v1:0.0.0.0.0.0.0.0.0.0.0.0.2",
+    ]
+    .iter()
+    .map(|t| Token::parse(t).unwrap())
+    .collect();
+    let checked = fault::check_determinism(&sample, batch_scenario);
+    assert_eq!(checked, Ok(sample.len()));
+}
