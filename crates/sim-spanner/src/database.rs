@@ -102,9 +102,9 @@ impl Row {
     }
 
     /// Columns of `other` override these (what `Update` and `InsertOrUpdate` do).
-    fn merge(&mut self, other: &Row) {
-        for (name, value) in &other.columns {
-            self.set(name, value.clone());
+    fn merge(&mut self, other: Row) {
+        for (name, value) in other.columns {
+            self.set(name, value);
         }
     }
 }
@@ -115,27 +115,27 @@ pub enum Mutation {
     /// Fails the commit with ALREADY_EXISTS when the row exists.
     Insert {
         table: &'static str,
-        key: String,
+        key: Rc<str>,
         row: Row,
     },
     /// Fails the commit with NOT_FOUND when the row does not exist.
     Update {
         table: &'static str,
-        key: String,
+        key: Rc<str>,
         row: Row,
     },
     /// Writes the given columns whether or not the row exists.
     InsertOrUpdate {
         table: &'static str,
-        key: String,
+        key: Rc<str>,
         row: Row,
     },
     /// Deletes the row if it exists.
-    Delete { table: &'static str, key: String },
+    Delete { table: &'static str, key: Rc<str> },
 }
 
 impl Mutation {
-    fn target(&self) -> (&'static str, &str) {
+    fn target(&self) -> (&'static str, &Rc<str>) {
         match self {
             Mutation::Insert { table, key, .. }
             | Mutation::Update { table, key, .. }
@@ -278,7 +278,7 @@ impl Transaction<'_> {
     pub fn insert(&mut self, table: &'static str, key: &str, row: Row) {
         self.buffer(Mutation::Insert {
             table,
-            key: key.to_string(),
+            key: Rc::from(key),
             row,
         });
     }
@@ -286,7 +286,7 @@ impl Transaction<'_> {
     pub fn update(&mut self, table: &'static str, key: &str, row: Row) {
         self.buffer(Mutation::Update {
             table,
-            key: key.to_string(),
+            key: Rc::from(key),
             row,
         });
     }
@@ -294,7 +294,7 @@ impl Transaction<'_> {
     pub fn insert_or_update(&mut self, table: &'static str, key: &str, row: Row) {
         self.buffer(Mutation::InsertOrUpdate {
             table,
-            key: key.to_string(),
+            key: Rc::from(key),
             row,
         });
     }
@@ -302,7 +302,7 @@ impl Transaction<'_> {
     pub fn delete(&mut self, table: &'static str, key: &str) {
         self.buffer(Mutation::Delete {
             table,
-            key: key.to_string(),
+            key: Rc::from(key),
         });
     }
 
@@ -355,6 +355,19 @@ impl Database {
             .unwrap_or_default()
     }
 
+    /// True when `table` holds the same live rows here and in `other`.
+    pub fn same_rows(&self, other: &Database, table: &str) -> bool {
+        fn live<'a>(db: &'a Database, table: &str) -> Vec<(&'a Rc<str>, &'a Row)> {
+            db.tables
+                .get(table)
+                .into_iter()
+                .flat_map(|rows| rows.iter())
+                .filter_map(|(k, s)| s.row.as_ref().map(|r| (k, r)))
+                .collect()
+        }
+        live(self, table) == live(other, table)
+    }
+
     /// Live rows in a table.
     pub fn count(&self, table: &str) -> usize {
         self.tables
@@ -390,7 +403,8 @@ impl Database {
     /// Applies rows directly, as a fixture (the state a lab starts from). Not a
     /// transaction: no fault, no validation.
     pub fn seed(&mut self, mutations: &[Mutation]) {
-        self.apply(mutations).expect("fixture mutations apply");
+        self.apply(mutations.to_vec())
+            .expect("fixture mutations apply");
     }
 
     /// Commits a transaction's buffered mutations. The outcome:
@@ -419,7 +433,7 @@ impl Database {
         }
         let fate = COMMIT_FATES[sim.choose("spanner:commit", &COMMIT_LABELS)];
         match fate {
-            Fate::Ok => match self.apply(&parts.mutations) {
+            Fate::Ok => match self.apply(parts.mutations) {
                 Ok(ts) => {
                     sim.event("spanner", Glyph::Normal, || {
                         (
@@ -453,7 +467,7 @@ impl Database {
                 })
             }
             Fate::AppliedResponseLost => {
-                let truth = match self.apply(&parts.mutations) {
+                let truth = match self.apply(parts.mutations) {
                     Ok(ts) => format!("applied at commit timestamp {ts}, response lost"),
                     Err(code) => format!("not applied ({})", code.name()),
                 };
@@ -497,7 +511,7 @@ impl Database {
         for late in std::mem::take(&mut self.in_flight) {
             let outcome = match self.stale_read(&late.reads) {
                 Some((table, key)) => format!("aborted: {table}/{key} changed since it was read"),
-                None => match self.apply(&late.mutations) {
+                None => match self.apply(late.mutations) {
                     Ok(ts) => format!("applied at commit timestamp {ts}"),
                     Err(code) => format!("not applied ({})", code.name()),
                 },
@@ -524,8 +538,8 @@ impl Database {
     }
 
     /// Applies all mutations or none; returns the new commit timestamp.
-    fn apply(&mut self, mutations: &[Mutation]) -> Result<u64, Code> {
-        for m in mutations {
+    fn apply(&mut self, mutations: Vec<Mutation>) -> Result<u64, Code> {
+        for m in &mutations {
             let (table, key) = m.target();
             let exists = self.stored(table, key).is_some_and(|s| s.row.is_some());
             match m {
@@ -539,24 +553,22 @@ impl Database {
         let ts = self.last_commit_timestamp;
         for m in mutations {
             let (table, key) = m.target();
-            let rows = self.tables.entry(table).or_default();
-            if !rows.contains_key(key) {
-                rows.insert(
-                    Rc::from(key),
-                    Stored {
-                        row: None,
-                        version: 0,
-                    },
-                );
-            }
-            let slot = rows.get_mut(key).expect("inserted above");
+            let slot = self
+                .tables
+                .entry(table)
+                .or_default()
+                .entry(key.clone())
+                .or_insert(Stored {
+                    row: None,
+                    version: 0,
+                });
             slot.version = ts;
             match m {
-                Mutation::Insert { row, .. } => slot.row = Some(row.clone()),
+                Mutation::Insert { row, .. } => slot.row = Some(row),
                 Mutation::Update { row, .. } | Mutation::InsertOrUpdate { row, .. } => {
                     match &mut slot.row {
                         Some(existing) => existing.merge(row),
-                        None => slot.row = Some(row.clone()),
+                        None => slot.row = Some(row),
                     }
                 }
                 Mutation::Delete { .. } => slot.row = None,
