@@ -21,7 +21,7 @@ fn no_effect_is_applied_twice_when_an_ack_is_lost() {
 }
 
 #[test]
-fn each_account_is_applied_in_sequence_when_the_ledger_is_busy() {
+fn each_account_is_applied_in_sequence() {
     explore_ledger(1, &[Invariant::InSequence]).assert_ok();
 }
 

@@ -332,6 +332,11 @@ pub fn replay_scenario(sim: &mut Sim, invariants: &[ReplayInvariant]) -> Verdict
     ledger.execute_batch(LEDGER_SCHEMA).expect("schema");
     let mut mail = MailProvider::default();
     incident(&mut broker, &ledger, &mut mail);
+    sim.note("history", || {
+        "v1 (t = 0..60 s): P1, P2, P6 debited and receipted; P3, P5 debited, no receipt; \
+         P4 neither; all acknowledged. P7 published at 60 s, waiting."
+            .into()
+    });
 
     let run = {
         let mut billing = Billing {
