@@ -134,9 +134,11 @@ fn deadline_exceeded_on_commit_is_neither_rollback_nor_success() {
     // https://cloud.google.com/spanner/docs/deadline-exceeded
     // "This error indicates that a response has not been received within the configured
     // timeout period."
+    // https://cloud.google.com/ruby/docs/reference/google-cloud-errors/latest/Google-Cloud-DeadlineExceededError
+    // "For operations that change the state of the system, this error may be returned
+    // even if the operation has completed successfully."
     // https://cloud.google.com/spanner/docs/error-codes (DEADLINE_EXCEEDED, recommended
-    // action): for operations that change the state of the system, the error can be
-    // returned even when the operation completed successfully.
+    // action; paraphrased): the same warning, for Spanner's state-changing operations.
     let outcome = |path: &[usize]| {
         on_schedule(path, |sim| {
             let mut db = Database::new();
@@ -207,9 +209,9 @@ fn a_row_written_after_the_transaction_read_it_aborts_the_commit() {
 
 #[test]
 fn inserting_an_existing_row_fails_with_already_exists_and_applies_nothing() {
-    // https://cloud.google.com/spanner/docs/error-codes
-    // ALREADY_EXISTS: "The entity that a client attempted to create (for example, inserting
-    // a row with an existing primary key) already exists."
+    // https://cloud.google.com/spanner/docs/error-codes (ALREADY_EXISTS; paraphrased): the
+    // entity the client tried to create, for example a row with an existing primary key,
+    // already exists. A commit applies all of its mutations or none of them.
     let (result, db) = on_schedule(&[], |sim| {
         let mut db = Database::new();
         db.seed(&[Mutation::Insert {
@@ -253,8 +255,9 @@ fn reads_do_not_see_the_transactions_own_buffered_mutations() {
 
 #[test]
 fn commit_timestamps_increase_with_every_commit() {
-    // https://cloud.google.com/spanner/docs/transactions: a read-write transaction's
-    // writes are given a commit timestamp; later commits get later timestamps.
+    // https://cloud.google.com/spanner/docs/transactions (paraphrased): a read-write
+    // transaction's writes take effect at its commit timestamp, and a transaction that
+    // commits after another one finished gets a later timestamp (external consistency).
     let stamps = on_schedule(&[], |sim| {
         let mut db = Database::new();
         (0..3)
