@@ -124,10 +124,9 @@ fn the_subscription_ack_deadline_must_be_between_10_and_600_seconds() {
     }
 }
 
-// Ordering, "Message redelivery" (ORDERING): "... the Pub/Sub service might redeliver
-// messages ... if message 2 is redelivered (because the ack deadline expired or the
-// best-effort ack was not persisted in Pub/Sub), then message 3 is also redelivered."
-// The ack is best effort: a lost ack looks like success to the subscriber.
+// Ordering, "Message redelivery" (ORDERING), paraphrased: a message may be redelivered
+// because its ack deadline expired or because the best-effort ack was not persisted in
+// Pub/Sub. The ack is best effort: a lost ack looks like success to the subscriber.
 #[test]
 fn a_lost_ack_looks_like_success_and_the_message_comes_back() {
     let mut sim = Sim::replaying(&[1]); // the first ack is lost
@@ -145,9 +144,9 @@ fn a_lost_ack_looks_like_success_and_the_message_comes_back() {
     );
 }
 
-// Ordering, "Ordering within a key" (ORDERING): "Messages published with the same
-// ordering key are expected to be received in order." and "Ordering across keys. Messages
-// published with different ordering keys are not expected to be received in order."
+// Ordering, "Ordering within a key" and "Ordering across keys" (ORDERING), paraphrased:
+// messages published with the same ordering key are expected in order; messages with
+// different ordering keys are not expected in any order relative to each other.
 #[test]
 fn ordering_holds_within_a_key_and_not_across_keys() {
     let scenario = |sim: &mut Sim| -> Vec<String> {
@@ -173,9 +172,9 @@ fn ordering_holds_within_a_key_and_not_across_keys() {
     );
 }
 
-// Ordering, "Enable message ordering" (ORDERING): "If message ordering isn't enabled, the
-// subscription receives messages without an expected order." (paraphrased from the
-// page's description of subscriptions A and B on one topic).
+// Ordering, "Enable message ordering" (ORDERING), paraphrased from the page's example of
+// subscriptions A and B on one topic: a subscription without message ordering receives
+// the messages with no expected order.
 #[test]
 fn without_ordering_even_one_key_has_no_order() {
     let mut orders = BTreeSet::new();
@@ -229,9 +228,9 @@ fn a_redelivery_brings_back_later_messages_of_the_key_even_acknowledged_ones() {
     );
 }
 
-// Ordering, "Ordering within a key" (ORDERING): "... expected that 1 is delivered before
-// 2, and 2 is delivered before 3." A later message of a key is not handed out before an
-// earlier one that is waiting.
+// Ordering, "Ordering within a key" (ORDERING), paraphrased: for messages 1, 2, 3 of one
+// key, 1 is expected before 2 and 2 before 3. A later message of a key is not handed out
+// before an earlier one that is waiting.
 #[test]
 fn a_later_message_of_a_key_waits_for_the_earlier_one() {
     let mut sim = Sim::fault_free();
@@ -358,11 +357,10 @@ fn in_the_nominal_run_a_poison_message_is_delivered_max_attempts_times_then_forw
     );
 }
 
-// DEAD_LETTER, "How maximum delivery attempts are calculated": "The maximum number of
-// delivery attempts is approximate because Pub/Sub forwards undeliverable messages on a
-// best-effort basis." ... "the service might forward a message after fewer than the
-// configured number of attempts, or it might try a few more times before forwarding".
-// DeadLetterPolicy: "Dead lettering is done on a best effort basis."
+// DEAD_LETTER, "How maximum delivery attempts are calculated", paraphrased: the maximum
+// is approximate because Pub/Sub forwards undeliverable messages on a best-effort basis;
+// it may forward after fewer attempts than configured, or try a few more times first.
+// DeadLetterPolicy (quoted): "Dead lettering is done on a best effort basis."
 #[test]
 fn the_number_of_attempts_before_forwarding_is_approximate() {
     let mut counts = BTreeSet::new();
@@ -381,10 +379,11 @@ fn the_number_of_attempts_before_forwarding_is_approximate() {
 // DeadLetterPolicy.dead_letter_topic: "The Pub/Sub service account associated with the
 // enclosing subscription's parent project (i.e.,
 // service-{project_number}@gcp-sa-pubsub.iam.gserviceaccount.com) must have permission to
-// Publish() to this topic." DEAD_LETTER, "Grant forwarding permissions": Pub/Sub must be
-// able to publish to the dead-letter topic and to acknowledge the message on the source
-// subscription, so the service agent needs roles/pubsub.publisher on the dead-letter
-// topic and roles/pubsub.subscriber on the subscription.
+// Publish() to this topic." DEAD_LETTER, paraphrased: the workflow ends by granting the
+// Pub/Sub service account the roles it needs to use dead-letter topics: it must publish
+// to the dead-letter topic and acknowledge the message on the source subscription, so
+// the service agent needs roles/pubsub.publisher on the dead-letter topic and
+// roles/pubsub.subscriber on the subscription.
 #[test]
 fn forwarding_needs_both_roles_on_the_service_agent_and_an_operator_does_not_count() {
     let operator = "user:operator@example.com";
@@ -436,10 +435,10 @@ fn forwarding_needs_both_roles_on_the_service_agent_and_an_operator_does_not_cou
     }
 }
 
-// DEAD_LETTER, "How maximum delivery attempts are calculated": "Pub/Sub counts delivery
-// attempts only when a dead-letter topic is configured correctly and includes the correct
-// IAM permissions." ReceivedMessage.delivery_attempt: "If a DeadLetterPolicy is not set
-// on the subscription, this will be 0."
+// DEAD_LETTER, "How maximum delivery attempts are calculated", paraphrased: Pub/Sub counts
+// delivery attempts only when the dead-letter topic is configured correctly, with the
+// correct IAM permissions. ReceivedMessage.delivery_attempt (quoted): "If a
+// DeadLetterPolicy is not set on the subscription, this will be 0."
 #[test]
 fn delivery_attempts_are_counted_only_with_a_working_dead_letter_policy() {
     let mut sim = Sim::fault_free();
@@ -517,9 +516,9 @@ fn a_seek_without_retained_acknowledged_messages_replays_nothing() {
     assert!(broker.pull(&mut sim, "ledger", 10).unwrap().is_empty());
 }
 
-// REPLAY, "Snapshot and seek overview": "To seek to a time in the past and replay
-// previously-acknowledged messages, you must first configure message retention on the
-// topic or configure the subscription to retain acknowledged messages."
+// REPLAY, "Snapshot and seek overview", paraphrased: to seek to a time in the past and
+// replay acknowledged messages, first configure message retention on the topic or make
+// the subscription retain acknowledged messages.
 // SeekRequest.time: "Messages retained in the subscription that were published before
 // this time are marked as acknowledged, and messages retained in the subscription that
 // were published after this time are marked as unacknowledged."
@@ -611,11 +610,11 @@ fn a_seek_to_a_later_time_purges_the_backlog() {
     assert_eq!(broker.backlog("ledger"), 1);
 }
 
-// REPLAY, "Seek eventual consistency": the delivered messages are not immediately
-// consistent with the seek: "messages that are published before the seek timestamp (or
-// acknowledged in the snapshot) might be delivered after the seek operation"; "message
-// delivery operates as an eventually consistent system with respect to the seek operation.
-// It can take up to about a minute for the operation to take full effect."
+// REPLAY, "Seek eventual consistency", paraphrased: delivered messages are not
+// immediately consistent with a seek; messages published before the seek timestamp (or
+// acknowledged in the snapshot) may still be delivered after it; delivery behaves as an
+// eventually consistent system with respect to the seek, and it can take about a minute
+// for the seek to take full effect.
 #[test]
 fn delivery_after_a_seek_is_not_instantaneous() {
     let mut first_pulls = BTreeSet::new();
@@ -636,8 +635,8 @@ fn delivery_after_a_seek_is_not_instantaneous() {
     );
 }
 
-// REPLAY, "Seek eventual consistency": "messages that are published before the seek
-// timestamp ... might be delivered after the seek operation".
+// REPLAY, "Seek eventual consistency", paraphrased: messages published before the seek
+// timestamp may be delivered after the seek.
 #[test]
 fn a_purged_message_may_still_arrive_just_after_the_seek() {
     let mut sim = Sim::replaying(&[1]); // the first pull after the seek sees the old state
