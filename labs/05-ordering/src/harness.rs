@@ -178,7 +178,8 @@ impl<'a> Consumer<'a> {
     }
 
     /// Acknowledges one delivery. The ack is best effort: it may be lost, and you cannot
-    /// tell.
+    /// tell. (No crash point of its own: the crash just after the commit is the crash
+    /// before the ack.)
     pub fn ack(&mut self, received: &ReceivedMessage) -> Result<(), Crash> {
         self.broker
             .acknowledge(
