@@ -65,6 +65,16 @@ pub enum Stop {
     Processor(ProcessorError),
 }
 
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Crash(crash) => write!(f, "{crash}"),
+            Stop::Spanner(code) => f.write_str(code.name()),
+            Stop::Processor(error) => write!(f, "processor: {error}"),
+        }
+    }
+}
+
 impl From<Crash> for Stop {
     fn from(c: Crash) -> Self {
         Stop::Crash(c)
@@ -289,7 +299,7 @@ fn process(
         };
         sim.event("app", glyph, || {
             (
-                format!("{what} stopped: {stop:?}; a new process starts from the database"),
+                format!("{what} stopped ({stop}); a new process starts from the database"),
                 String::new(),
             )
         });

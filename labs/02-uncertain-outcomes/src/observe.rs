@@ -9,7 +9,7 @@
 //! answer keys live in `lab.toml`.
 
 use crate::harness::{App, Intent, SETTLEMENTS, Stop, World};
-use labkit::fault::{self, CrashMatrix, Scope, Sim, Verdict, Violation};
+use labkit::fault::{self, CrashMatrix, Glyph, Scope, Sim, Verdict, Violation};
 use labkit::{Observation, Report};
 use sim_spanner::{ChargeRequest, Code, PaymentProcessor, Row};
 
@@ -89,7 +89,13 @@ pub fn naive_scenario(sim: &mut Sim) -> (Verdict, Facts) {
                     "DEADLINE_EXCEEDED read as a rollback: settle again".into()
                 });
             }
-            Err(stop) => sim.note("app", || format!("{stop:?}: settle again")),
+            Err(stop @ Stop::Crash(_)) => sim.event("app", Glyph::Recover, || {
+                (
+                    format!("{stop}; a new process settles again"),
+                    String::new(),
+                )
+            }),
+            Err(stop) => sim.note("app", || format!("{stop}: settle again")),
         }
     }
     sim.heal();
