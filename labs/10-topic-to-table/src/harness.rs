@@ -201,6 +201,8 @@ pub struct Outcome {
     pub committed: Vec<i64>,
     /// The first forward gap the validator saw, in words.
     pub first_gap: Option<String>,
+    /// The fault core's clock when the validator saw that gap (to cut long timelines).
+    pub first_gap_at: Option<u64>,
     pub windows: Vec<Window>,
     /// The run stopped before every message was delivered (a liveness failure).
     pub stalled: bool,
@@ -280,6 +282,7 @@ struct Run<'a> {
     actors: Vec<Actor>,
     validator: Validator,
     unknown_batch: Option<Batch>,
+    first_gap_at: Option<u64>,
     ops_ok: [u64; 2],
     ops_given_up: [u64; 2],
     marks: Vec<(u64, Mark)>,
@@ -402,7 +405,11 @@ impl Run<'_> {
 
     fn deliver(&mut self, batch: &Batch) {
         let before = self.validator.delivered;
+        let lost_before = self.validator.lost;
         self.validator.observe(batch, self.now);
+        if lost_before == 0 && self.validator.lost > 0 {
+            self.first_gap_at = Some(self.sim.now());
+        }
         self.ops_ok[READ] += 1;
         for _ in before..self.validator.delivered {
             self.marks.push((self.now, Mark::Delivered));
@@ -523,6 +530,7 @@ pub fn run_pipeline(sim: &mut Sim, config: Config, protocol: Protocol) -> Outcom
             ..Validator::default()
         },
         unknown_batch: None,
+        first_gap_at: None,
         ops_ok: [0; 2],
         ops_given_up: [0; 2],
         marks: Vec::new(),
@@ -581,6 +589,7 @@ pub fn run_pipeline(sim: &mut Sim, config: Config, protocol: Protocol) -> Outcom
         audit: audit(&run.db, &committed),
         committed,
         first_gap: run.validator.first_gap.take(),
+        first_gap_at: run.first_gap_at,
         windows,
         stalled: !finished,
     }
@@ -705,15 +714,33 @@ pub fn chaos_run(seed: u64, config: Config, protocol: Protocol) -> (Outcome, Opt
             let replayed = fault::replay(&token, scenario);
             (token, replayed)
         };
+        // A run this long has a long timeline: keep the events up to the first gap (when
+        // there is one), and of those the last ones.
+        let gap_at = replayed_gap_at(&token, config, protocol);
+        let mut events: Vec<_> = replayed
+            .events
+            .into_iter()
+            .filter(|e| gap_at.is_none_or(|at| e.tick <= at))
+            .collect();
+        let cut = events.len().saturating_sub(TIMELINE_TAIL);
+        events.drain(..cut);
         Failure {
             scope,
             token,
             faults: replayed.faults,
             violation: replayed.verdict.err().unwrap_or(violation),
-            events: replayed.events,
+            events,
         }
     });
     (outcome, failure)
+}
+
+/// How many timeline lines a chaos-run failure shows.
+const TIMELINE_TAIL: usize = 40;
+
+fn replayed_gap_at(token: &Token, config: Config, protocol: Protocol) -> Option<u64> {
+    let mut sim = Sim::replaying(&token.0);
+    run_pipeline(&mut sim, config, protocol).first_gap_at
 }
 
 fn replay_small(token: &Token) -> Replay {
