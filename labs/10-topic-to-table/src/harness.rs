@@ -810,8 +810,12 @@ pub fn figures() -> Vec<(&'static str, String)> {
     let width = (outcome.signals.ticks / windows.len() as u64).max(1);
     let signals = BarChart {
         title: format!(
-            "Seeded chaos run: lost {}, p50 {} / p99 {} ticks",
-            outcome.signals.lost, outcome.signals.e2e_p50, outcome.signals.e2e_p99
+            "Seeded chaos run: lost {}, e2e p50 {} / p99 {} ticks, availability {:.0} % write / {:.0} % read",
+            outcome.signals.lost,
+            outcome.signals.e2e_p50,
+            outcome.signals.e2e_p99,
+            outcome.signals.write_availability * 100.0,
+            outcome.signals.read_availability * 100.0
         ),
         y_label: "events per window".into(),
         categories: (0..windows.len())
@@ -820,7 +824,7 @@ pub fn figures() -> Vec<(&'static str, String)> {
         series: vec![
             series("delivered", |w| w.delivered),
             series("aborts (TLI)", |w| w.aborts),
-            series("unavailable / undetermined", |w| w.unavailable),
+            series("failed / unknown", |w| w.unavailable),
             series("redelivered", |w| w.redelivered),
         ],
     }
@@ -828,11 +832,11 @@ pub fn figures() -> Vec<(&'static str, String)> {
 
     let keys = [1, 2, 4, 8];
     let aborts = BarChart {
-        title: "Lock conflicts against the number of hot rows (8 producers)".into(),
-        y_label: "aborts".into(),
-        categories: keys.iter().map(|k| format!("{k} hot rows")).collect(),
+        title: "Aborts by hot rows".into(),
+        y_label: "ABORTED (locks invalidated)".into(),
+        categories: keys.iter().map(|k| k.to_string()).collect(),
         series: vec![(
-            "ABORTED: Transaction locks invalidated".into(),
+            "8 producers".into(),
             keys.iter()
                 .map(|k| aborts_with_hot_keys(*k, reference_protocol()) as f64)
                 .collect(),
