@@ -29,7 +29,7 @@ use topic_to_table::harness::{
 
 const MESSAGES: i64 = 4_000;
 const HOT_KEYS: i64 = 4;
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 
 fn pipeline(producers: usize, protocol: Protocol, seed: u64) -> (Outcome, f64) {
     let config = Config {
