@@ -224,11 +224,11 @@ pub fn run() -> Report {
 
     // 3. The crash matrix: each single fault, pass or the invariant it broke.
     obs.check(
-        "a commit that ends DEADLINE_EXCEEDED after it applied leaves one receipt",
+        "DEADLINE_EXCEEDED on a commit that applied leaves one receipt",
         passes(&matrix, "spanner:commit=applied, response lost"),
     );
     obs.check(
-        "a commit that ends DEADLINE_EXCEEDED without applying leaves one receipt",
+        "DEADLINE_EXCEEDED on a commit not applied leaves one receipt",
         passes(&matrix, "spanner:commit=not applied"),
     );
     obs.check(
@@ -240,7 +240,7 @@ pub fn run() -> Report {
         passes(&matrix, "app:after-commit=crash"),
     );
     obs.check(
-        "a charge that times out without being performed leaves one receipt",
+        "a charge timeout with nothing charged leaves one receipt",
         passes(&matrix, "processor:charge=not applied"),
     );
     obs.check(
