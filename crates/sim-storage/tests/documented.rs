@@ -278,9 +278,10 @@ fn unpinned_ranged_reads_can_stitch_two_versions_and_pinned_ones_cannot() {
     assert_eq!(guarded.unwrap_err().code(), 412);
 }
 
-// https://cloud.google.com/storage/docs/object-versioning : noncurrent versions stay
-// readable by generation while Object Versioning is enabled, so a pinned reader of a
-// replaced object still gets the version it started with.
+// https://cloud.google.com/storage/docs/object-versioning
+// "Cloud Storage retains a noncurrent object version each time you replace or delete a
+// live object version, as long as you don't specify the generation number of the live
+// version." A pinned reader of a replaced object still gets the version it started with.
 #[test]
 fn with_versioning_a_pinned_read_still_gets_the_replaced_generation() {
     let mut store = store(true);
@@ -303,8 +304,9 @@ fn with_versioning_a_pinned_read_still_gets_the_replaced_generation() {
     assert_eq!((meta.live, tail.as_slice()), (false, b"BBBB".as_slice()));
 }
 
-// https://cloud.google.com/storage/docs/xml-api/get-object-download: a Range beyond
-// the object is "416 Requested Range Not Satisfiable" (HTTP semantics).
+// https://cloud.google.com/storage/docs/xml-api/get-object-download: "GET requests for
+// objects can include a Range header as defined in the HTTP 1.1 RFC"; under that RFC a
+// range that starts past the end is answered 416 Requested Range Not Satisfiable.
 #[test]
 fn a_range_past_the_end_is_not_satisfiable() {
     let mut store = store(false);
@@ -513,4 +515,43 @@ fn a_file_backed_store_survives_reopening() {
     let store = ObjectStore::open(&path).unwrap();
     assert_eq!(read(&store, "a").unwrap(), b"kept");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// https://cloud.google.com/storage/docs/object-versioning (same sentence): deleting the
+// live version without a generation keeps it as noncurrent; naming the generation
+// deletes it for good. Noncurrent versions are not listed.
+#[test]
+fn with_versioning_an_unpinned_delete_keeps_a_noncurrent_version() {
+    let mut store = store(true);
+    let v1 = store
+        .insert(OWNER, BUCKET, "f", Upload::new("one"))
+        .unwrap();
+    store
+        .delete(OWNER, BUCKET, "f", DeleteRequest::default())
+        .unwrap();
+    assert_eq!(read(&store, "f").unwrap_err().code(), 404);
+    assert!(store.list(OWNER, BUCKET, "").unwrap().is_empty());
+    let kept = store.get_media(
+        OWNER,
+        BUCKET,
+        "f",
+        Some(v1.generation),
+        None,
+        Preconditions::none(),
+    );
+    assert_eq!(kept.unwrap().1, b"one");
+    let forever = DeleteRequest {
+        generation: Some(v1.generation),
+        preconditions: Preconditions::none(),
+    };
+    store.delete(OWNER, BUCKET, "f", forever).unwrap();
+    let gone = store.get_media(
+        OWNER,
+        BUCKET,
+        "f",
+        Some(v1.generation),
+        None,
+        Preconditions::none(),
+    );
+    assert_eq!(gone.unwrap_err().code(), 404);
 }
