@@ -144,7 +144,7 @@ pub fn run() -> Report {
     // Different rows at the same occupied offset get the same answer.
     let impostor = committed.append(&s, Some(0), batch("Z", 9000, 9001));
     obs.check(
-        "ALREADY_EXISTS proves the rows at that offset are the retried rows",
+        "ALREADY_EXISTS proves the offset holds the retried rows",
         impostor.is_ok()
             || !impostor
                 .as_ref()
@@ -259,7 +259,7 @@ pub fn run() -> Report {
         offset += 1;
     }
     obs.check(
-        "hunting for a free offset after ALREADY_EXISTS keeps each record once",
+        "hunting for a free offset keeps each record once",
         hunter.copies_of_each() == 1,
     );
     summary.insert("hunting_tries".into(), tries.join(", ").into());

@@ -176,7 +176,7 @@ pub fn run() -> Report {
     );
     let retry = b.commit(&group).expect("retry");
     obs.check(
-        "retrying the commit of the same streams commits them a second time",
+        "retrying the same commit commits the streams a second time",
         b.visible() > 5,
     );
     let all_already = !retry.stream_errors.is_empty()
