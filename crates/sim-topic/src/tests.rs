@@ -285,6 +285,9 @@ fn every_commit_fate_matches_its_hidden_truth() {
     );
 }
 
+// https://ydb.tech/docs/en/reference/ydb-sdk/ydb-status-codes
+// UNAVAILABLE: "A part of the system is not available." A killed connection fails the query
+// with UNAVAILABLE, and a run without chaos never consults the fault core.
 #[test]
 fn a_killed_connection_fails_the_call_and_a_fault_free_run_makes_no_choices() {
     let mut db = db(Chaos::ALL);
