@@ -254,9 +254,16 @@ fn schema_rejection_under_every_crash_point() {
 #[test]
 fn the_crash_matrix_has_no_failing_cell() {
     let matrix = crash_matrix();
-    println!("{}", matrix.render());
-    let failing: Vec<_> = matrix.rows.iter().filter(|r| r.broken.is_some()).collect();
-    assert_eq!(failing, Vec::<&labkit::fault::MatrixRow>::new());
+    let failing: Vec<String> = matrix
+        .rows
+        .iter()
+        .filter_map(|r| {
+            r.broken
+                .as_ref()
+                .map(|broken| format!("{}: {broken}", r.fault))
+        })
+        .collect();
+    assert_eq!(failing, Vec::<String>::new(), "\n{}", matrix.render());
     assert!(
         matrix.rows.len() >= 8,
         "every crash point appears: {}",

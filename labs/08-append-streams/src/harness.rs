@@ -41,7 +41,7 @@ pub const SERIALIZATION_VERSION: i64 = 1;
 
 // ANCHOR: schema
 /// The journal. `journal.state` is one of `PREPARED`, `SENT`, `UNKNOWN`, `CONFIRMED`,
-/// `REJECTED`; `source_first..source_end` is the batch's source range (end exclusive).
+/// `REJECTED`, `HELD` (stopped for reconciliation); `source_first..source_end` is the batch's source range (end exclusive).
 pub const JOURNAL_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS lease (
     partition   TEXT PRIMARY KEY,
@@ -487,6 +487,9 @@ pub enum Ending {
 /// `processes` of them; the last two run with every fault healed. Each process's end is
 /// checked against the checkpoint invariant.
 fn run_processes(sim: &mut Sim, world: &mut World, processes: u32) -> Ending {
+    // A hold must survive a restart: after the first one, the supervisor starts one more
+    // process, which must hold again.
+    let mut held: Option<String> = None;
     for attempt in 1..=processes {
         if attempt + 1 >= processes {
             sim.heal();
@@ -534,10 +537,25 @@ fn run_processes(sim: &mut Sim, world: &mut World, processes: u32) -> Ending {
             return Ending::Done;
         }
         match result {
-            Ok(()) => return Ending::Done,
+            Ok(()) => {
+                if let Some(reason) = held {
+                    world.violations.push(Violation::new(
+                        "a hold survives a restart",
+                        &[
+                            format!("Let a writer hold for reconciliation: {reason}."),
+                            format!("Then the supervisor restarted it, and {owner} went on and finished the partition."),
+                            "Contradiction: a hold is a decision for a human. Record it in the journal, and have every later process stop at it.".into(),
+                        ],
+                    ));
+                }
+                return Ending::Done;
+            }
             Err(Stop::Hold(reason)) => {
                 sim.note("writer", || format!("{owner} holds: {reason}"));
-                return Ending::Held(reason);
+                if held.is_some() {
+                    return Ending::Held(reason);
+                }
+                held = Some(reason);
             }
             Err(stop) => {
                 sim.event("writer", Glyph::Recover, || {

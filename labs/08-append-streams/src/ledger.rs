@@ -73,6 +73,7 @@ pub const SENT: &str = "SENT";
 pub const UNKNOWN: &str = "UNKNOWN";
 pub const CONFIRMED: &str = "CONFIRMED";
 pub const REJECTED: &str = "REJECTED";
+pub const HELD: &str = "HELD";
 
 // ANCHOR: lease
 /// Takes the partition's lease: a compare-and-swap that bumps the owner epoch by one and

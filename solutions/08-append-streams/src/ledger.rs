@@ -64,6 +64,7 @@ pub const SENT: &str = "SENT";
 pub const UNKNOWN: &str = "UNKNOWN";
 pub const CONFIRMED: &str = "CONFIRMED";
 pub const REJECTED: &str = "REJECTED";
+pub const HELD: &str = "HELD";
 
 // ANCHOR: lease
 /// Takes the partition's lease: a compare-and-swap that bumps the owner epoch by one and
@@ -226,6 +227,9 @@ pub fn run_writer(writer: &mut Writer) -> Result<(), Stop> {
     writer.note(|| format!("{owner} holds the lease with epoch {epoch}"));
     writer.step("writer:after-lease")?;
     let stream = stream_for_partition(writer, epoch)?;
+    if let Some(held) = held_record(writer.journal())? {
+        return Err(Stop::Hold(format!("{held} is held for reconciliation")));
+    }
     loop {
         // Recovery first: durable state decides, never a fresh allocation.
         if let Some(batch) = unfinished(writer.journal())? {
@@ -245,6 +249,16 @@ pub fn run_writer(writer: &mut Writer) -> Result<(), Stop> {
     }
 }
 // ANCHOR_END: run_writer
+
+fn held_record(journal: &Connection) -> Result<Option<String>, Stop> {
+    Ok(journal
+        .query_row(
+            "SELECT batch_id FROM journal WHERE partition = ?1 AND state = 'HELD' LIMIT 1",
+            [PARTITION],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
 
 fn checkpoint_of(journal: &Connection) -> Result<i64, Stop> {
     Ok(journal
@@ -344,10 +358,20 @@ fn send(writer: &mut Writer, epoch: i64, batch: &Batch) -> Result<(), Stop> {
     // The exact batch: rebuilt from the retained source and checked against the journal.
     let rows = batch_rows(writer, &batch.id, batch.source_first, batch.source_end)?;
     if fingerprint(&rows) != batch.fingerprint {
-        return Err(Stop::Hold(format!(
+        let reason = format!(
             "{} no longer reproduces from the source (fingerprint differs)",
             batch.id
-        )));
+        );
+        let unfinished = [PREPARED, SENT, UNKNOWN];
+        transition(
+            writer.journal(),
+            epoch,
+            &batch.id,
+            &unfinished,
+            HELD,
+            &reason,
+        )?;
+        return Err(Stop::Hold(reason));
     }
     // SENT is durable before the first send: a record still PREPARED was never sent.
     let sent_before = batch.state != PREPARED;
@@ -416,10 +440,14 @@ fn send(writer: &mut Writer, epoch: i64, batch: &Batch) -> Result<(), Stop> {
                 Ok(result) => format!("OK at {:?}", result.offset),
                 Err(error) => error.to_string(),
             };
-            return Err(Stop::Hold(format!(
+            // Not evidence for this batch: freeze the record as HELD, so that no later
+            // process proceeds past it, and stop.
+            let reason = format!(
                 "{} at {}@{}: {seen} is not evidence for this batch",
                 batch.id, batch.stream, batch.offset
-            )));
+            );
+            transition(writer.journal(), epoch, &batch.id, &open, HELD, &reason)?;
+            return Err(Stop::Hold(reason));
         }
     }
     writer.note(|| format!("{} CONFIRMED", batch.id));
