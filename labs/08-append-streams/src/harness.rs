@@ -356,7 +356,7 @@ impl Writer<'_> {
                 });
                 // The new owner takes the lease and works; it may finish, or crash and
                 // leave work unfinished for a third owner.
-                run_one_process(self.sim, self.world, false);
+                let _takeover = run_one_process(self.sim, self.world, false);
                 self.sim.event("writer", Glyph::Fault, || {
                     (
                         format!("{owner} wakes up after {point}"),
