@@ -525,3 +525,49 @@ fn an_uncertain_append_retried_at_the_same_offset_never_duplicates() {
         assert!(timeline.contains("DEADLINE_EXCEEDED"), "{timeline}");
     }
 }
+
+// stream.proto, WriteStream.commit_time: "If a stream is of COMMITTED type, then it will
+// have a commit_time same as create_time."
+#[test]
+fn a_committed_stream_has_its_create_time_as_commit_time() {
+    let mut sim = Sim::fault_free();
+    sim.advance(42);
+    let mut api = WriteApi::new(&["t"]);
+    let stream = api
+        .create_write_stream(&mut sim, "t", StreamType::Committed)
+        .unwrap();
+    assert_eq!(stream.commit_time, Some(stream.create_time));
+    let pending = api
+        .create_write_stream(&mut sim, "t", StreamType::Pending)
+        .unwrap();
+    assert_eq!(pending.commit_time, None);
+}
+
+// A simplification, not a documented behaviour: BUFFERED streams (storage.proto: "data is
+// made visible via a subsequent FlushRows rpc") are not modelled, and the simulator says
+// so instead of pretending.
+#[test]
+fn buffered_streams_are_refused_by_this_simulator() {
+    let mut sim = Sim::fault_free();
+    let mut api = WriteApi::new(&["t"]);
+    let refused = api
+        .create_write_stream(&mut sim, "t", StreamType::Buffered)
+        .unwrap_err();
+    assert_eq!(refused.code, Code::InvalidArgument);
+}
+
+// A scripted fault (the seed's T4) bypasses the fault core's choice: the next AppendRows
+// is applied and its response lost, whatever the schedule says; later appends choose again.
+#[test]
+fn a_scripted_lost_response_applies_the_rows_and_answers_deadline_exceeded() {
+    let mut sim = Sim::fault_free();
+    let mut api = WriteApi::new(&["t"]);
+    let (name, connection) = committed_stream(&mut api, &mut sim);
+    api.script_next_append(Fate::AppliedResponseLost);
+    let lost = append(&mut api, &mut sim, &connection, Some(0), rows("A", 0..3)).unwrap_err();
+    assert_eq!(lost.status.code, Code::DeadlineExceeded);
+    assert_eq!(sources(&api, "t").len(), 3);
+    let again = api.connect(&mut sim, &name).unwrap();
+    let next = append(&mut api, &mut sim, &again, Some(3), rows("B", 3..5)).unwrap();
+    assert_eq!(next.offset, Some(3));
+}
