@@ -248,7 +248,12 @@ fn a_stale_owner_waking_after_a_takeover_changes_nothing() {
 
 #[test]
 fn schema_rejection_under_every_crash_point() {
-    explore_schema_rejection(1).assert_ok();
+    let exploration = explore_schema_rejection(1);
+    println!(
+        "{} schedules {:?}",
+        exploration.schedules, exploration.per_level
+    );
+    exploration.assert_ok();
 }
 
 #[test]
