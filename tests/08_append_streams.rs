@@ -248,7 +248,7 @@ fn a_stale_owner_waking_after_a_takeover_changes_nothing() {
 
 #[test]
 fn schema_rejection_under_every_crash_point() {
-    let exploration = explore_schema_rejection(1);
+    let exploration = explore_schema_rejection(2);
     println!(
         "{} schedules {:?}",
         exploration.schedules, exploration.per_level
