@@ -2,7 +2,9 @@
 //! solution. Run it with `cargo labs check 09`.
 
 use labkit::fault::{self, Sim, Token};
-use pending_streams::harness::{Ending, batch_scenario, crash_matrix, explore_batch, run_batch};
+use pending_streams::harness::{
+    Ending, batch_scenario, crash_matrix, explore_batch, run_batch, run_batch_with,
+};
 use pretty_assertions::assert_eq;
 
 #[test]
@@ -10,6 +12,22 @@ fn the_fault_free_batch_commits_once_and_records_the_commit_time() {
     let outcome = run_batch(&mut Sim::fault_free());
     assert_eq!(outcome.violations, vec![]);
     assert_eq!(outcome.ending, Ending::Done);
+    assert_eq!(outcome.visible, vec![0, 1, 2, 3, 4]);
+    let time = outcome.service_commit_times[0].map(|t| t as i64);
+    assert_eq!(outcome.commit_record, Some(("COMMITTED".to_string(), time)));
+}
+
+/// The chapter's headline: the group is committed, the response is lost. The coordinator
+/// settles it by inspecting the streams (GetWriteStream's commit_time), keeps that commit
+/// time, and creates no replacement stream.
+#[test]
+fn a_lost_commit_response_is_settled_by_inspection_not_by_replay() {
+    let outcome = run_batch_with(&mut Sim::fault_free(), true);
+    assert_eq!(outcome.violations, vec![]);
+    assert_eq!(
+        outcome.streams_per_range,
+        vec![("W1".to_string(), 1), ("W2".to_string(), 1)]
+    );
     assert_eq!(outcome.visible, vec![0, 1, 2, 3, 4]);
     let time = outcome.service_commit_times[0].map(|t| t as i64);
     assert_eq!(outcome.commit_record, Some(("COMMITTED".to_string(), time)));

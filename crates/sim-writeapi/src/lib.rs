@@ -336,6 +336,8 @@ pub struct WriteApi {
     in_flight: Vec<InFlight>,
     /// A fate a scenario fixed for the next `AppendRows`, outside the explored choices.
     scripted: Option<Fate>,
+    /// The same for the next `BatchCommitWriteStreams`.
+    scripted_commit: Option<Fate>,
     next_stream: u64,
     next_connection: u64,
     default_connections: u64,
@@ -365,6 +367,7 @@ impl WriteApi {
             default_rows: BTreeMap::new(),
             in_flight: Vec::new(),
             scripted: None,
+            scripted_commit: None,
             next_stream: 1,
             next_connection: 1,
             default_connections: 0,
@@ -380,6 +383,11 @@ impl WriteApi {
     /// response at T4), without a choice of the fault core.
     pub fn script_next_append(&mut self, fate: Fate) {
         self.scripted = Some(fate);
+    }
+
+    /// Fixes the fate of the next `BatchCommitWriteStreams` (a scripted fault).
+    pub fn script_next_commit(&mut self, fate: Fate) {
+        self.scripted_commit = Some(fate);
     }
 
     /// Requests "applied later" land before the service handles anything else.
@@ -798,7 +806,10 @@ impl WriteApi {
         write_streams: &[String],
     ) -> Result<BatchCommitWriteStreamsResponse, Status> {
         self.settle(sim);
-        let fate = sim.fate("writeapi:BatchCommitWriteStreams", self.faults.commit);
+        let fate = match self.scripted_commit.take() {
+            Some(fate) => fate,
+            None => sim.fate("writeapi:BatchCommitWriteStreams", self.faults.commit),
+        };
         let now = sim.now();
         let applied = matches!(fate, Fate::Ok | Fate::AppliedResponseLost);
         let mut response = BatchCommitWriteStreamsResponse {

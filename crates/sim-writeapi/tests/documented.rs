@@ -571,3 +571,19 @@ fn a_scripted_lost_response_applies_the_rows_and_answers_deadline_exceeded() {
     let next = append(&mut api, &mut sim, &again, Some(3), rows("B", 3..5)).unwrap();
     assert_eq!(next.offset, Some(3));
 }
+
+// The scripted commit fault used by lab 09's headline test: applied, response lost.
+#[test]
+fn a_scripted_lost_commit_response_commits_and_answers_deadline_exceeded() {
+    let mut sim = Sim::fault_free();
+    let mut api = WriteApi::new(&["t"]);
+    let name = pending_with(&mut api, &mut sim, "W1", 2);
+    api.finalize_write_stream(&mut sim, &name).unwrap();
+    api.script_next_commit(Fate::AppliedResponseLost);
+    let lost = api
+        .batch_commit_write_streams(&mut sim, "t", std::slice::from_ref(&name))
+        .unwrap_err();
+    assert!(lost.is_indefinite());
+    assert!(api.get_write_stream(&name).unwrap().commit_time.is_some());
+    assert_eq!(sources(&api, "t").len(), 2);
+}

@@ -282,11 +282,20 @@ pub const COMMIT_FATES: &[Fate] = &[Fate::Ok, Fate::AppliedResponseLost, Fate::N
 
 /// Runs one schedule and returns what it left.
 pub fn run_batch(sim: &mut Sim) -> Outcome {
+    run_batch_with(sim, false)
+}
+
+/// Runs one schedule; with `lose_first_commit_response`, the first
+/// `BatchCommitWriteStreams` is applied and its response lost, whatever the schedule says.
+pub fn run_batch_with(sim: &mut Sim, lose_first_commit_response: bool) -> Outcome {
     let mut world = World::create(Faults {
         append: APPEND_FATES,
         finalize: FINALIZE_FATES,
         commit: COMMIT_FATES,
     });
+    if lose_first_commit_response {
+        world.api.script_next_commit(Fate::AppliedResponseLost);
+    }
     let ending = run_processes(sim, &mut world, 5);
     let visible: Vec<i64> = world
         .api
