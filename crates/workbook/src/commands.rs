@@ -451,6 +451,15 @@ pub fn run(wb: &Workbook, lab: &Lab, anyway: bool) -> Outcome {
     if let Some(sqlite) = &report.sqlite {
         println!("SQLite {sqlite}");
     }
+    // A lab may print a crash matrix or a measured table: lines of text in its summary.
+    for (key, title) in [("crash_matrix", "Crash matrix"), ("table", "Measured")] {
+        if let Some(lines) = report.summary.get(key).and_then(|v| v.as_array()) {
+            println!("\n{}", format!("{title}:").bold());
+            for line in lines.iter().filter_map(|l| l.as_str()) {
+                println!("  {line}");
+            }
+        }
+    }
     let missed: Vec<&Compared> = rows
         .iter()
         .filter(|r| !r.correct && r.predicted.is_some())
@@ -519,7 +528,9 @@ pub fn graded(
         "test", "-p", package, "--test", "graded", "--", "--color", "never",
     ]);
     let finished = run_lab(wb, lab, command)?;
-    let results = parse_libtest(&finished.stdout);
+    let mut results = parse_libtest(&finished.stdout);
+    // libtest prints in completion order; sort so every report lists tests the same way.
+    results.sort_by(|a, b| a.name.cmp(&b.name));
     if finished.timed_out || (results.is_empty() && !finished.success()) {
         return Err(explain_failed_run(lab, &finished, "graded tests"));
     }

@@ -64,7 +64,7 @@ pub fn run_limited(mut command: Command, dir: &Path, limit: Duration) -> std::io
             timed_out = true;
             // The group holds cargo and the test binary it started: stop them all.
             let _ = Command::new("kill")
-                .args(["-KILL", &format!("-{}", child.id())])
+                .args(["-s", "KILL", "--", &format!("-{}", child.id())])
                 .status();
             let _ = child.kill();
             let _ = child.wait();
