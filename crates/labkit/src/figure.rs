@@ -187,13 +187,15 @@ impl Sequence {
                     );
                 }
                 Step::Note { over, text } => {
-                    let cx = x(*over);
                     let w = (text.chars().count() as i32 * 7 + 16).max(60);
+                    // Centred over the participant, but kept inside the picture.
+                    let left = (x(*over) - w / 2).clamp(4, (width - w - 4).max(4));
+                    let cx = left + w / 2;
                     let _ = writeln!(
                         svg,
                         "<rect x=\"{}\" y=\"{}\" width=\"{w}\" height=\"24\" fill=\"#fff8dc\" stroke=\"#c9a227\"/>\
                          <text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-                        cx - w / 2,
+                        left,
                         y - 16,
                         y,
                         escape(text)
