@@ -205,7 +205,8 @@ pub fn run() -> Report {
         match rows {
             1 => "a",
             2 => "b",
-            _ => "c",
+            0 => "c",
+            _ => "?",
         },
         format!("{rows} reservation rows for 1 unit"),
     );
