@@ -237,6 +237,39 @@ fn inserting_an_existing_row_fails_with_already_exists_and_applies_nothing() {
 }
 
 #[test]
+fn updating_a_missing_row_fails_with_not_found_and_applies_nothing() {
+    // https://cloud.google.com/spanner/docs/reference/rest/v1/projects.instances.databases.sessions/commit
+    // (Mutation.update): "Update existing rows in a table. If any of the rows does not
+    // already exist, the transaction fails with error NOT_FOUND."
+    let (result, db) = on_schedule(&[], |sim| {
+        let mut db = Database::new();
+        db.seed(&[Mutation::Insert {
+            table: ORDERS,
+            key: "o1".into(),
+            row: order(10),
+        }]);
+        let result = run_transaction(&mut db, sim, |txn, _sim| -> Result<(), Stop> {
+            txn.update(ORDERS, "o1", order(11));
+            txn.update(ORDERS, "o2", order(20));
+            Ok(())
+        });
+        (result.map(|_| ()), db)
+    });
+    assert_eq!(
+        result,
+        Err(Stop::Spanner(SpannerError {
+            code: Code::NotFound
+        }))
+    );
+    assert_eq!(db.count(ORDERS), 1, "o2 is not created");
+    assert_eq!(
+        db.read(ORDERS, "o1").unwrap().int("amount"),
+        Some(10),
+        "the update of o1 is not applied either"
+    );
+}
+
+#[test]
 fn reads_do_not_see_the_transactions_own_buffered_mutations() {
     // https://googleapis.dev/java/google-cloud-clients/0.94.0-alpha/com/google/cloud/spanner/TransactionContext.html
     // "Writes can only be done at commit time, after all reads have been completed."
