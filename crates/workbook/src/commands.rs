@@ -743,12 +743,14 @@ pub fn figures(wb: &Workbook, check: bool) -> Outcome {
     }
 }
 
-/// `cargo labs book [--open | --serve]`: builds the book with the mdBook CLI.
+/// `cargo labs book [--open | --serve]`: builds the book with the mdBook CLI into
+/// book/build (offline, search included); `--open` opens it in the browser. `--serve`
+/// only builds here: the CLI is installed without mdBook's server, so the binary then
+/// serves book/build itself (src/serve.rs).
 pub fn book(wb: &Workbook, mode: Option<&str>) -> Outcome {
     let args: Vec<&str> = match mode {
-        None => vec!["build"],
+        None | Some("--serve") => vec!["build"],
         Some("--open") => vec!["build", "--open"],
-        Some("--serve") => vec!["serve", "--open"],
         Some(other) => {
             return Err(Failure::input(format!(
                 "`cargo labs book {other}`: use --open or --serve"

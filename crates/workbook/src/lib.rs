@@ -8,6 +8,7 @@ pub mod meta;
 pub mod predictions;
 pub mod progress;
 pub mod runner;
+pub mod scaffold;
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,7 @@
 //! `cargo labs` — see the README, or run `cargo labs help`.
 
+mod serve;
+
 use colored::Colorize;
 use std::process::ExitCode;
 use workbook::commands::{self, Workbook};
@@ -17,7 +19,8 @@ cargo labs reset N                restore the starter files (yours are backed up
 cargo labs replay N SCENARIO TOKEN   replay one schedule and print its timeline
 cargo labs grade [--json | --classroom [--base64]] [N …]   grade every lab (or some)
 cargo labs figures [--check]      regenerate (or check) the book's figures
-cargo labs book [--open | --serve]   build the book with mdBook
+cargo labs book [--open | --serve]   build the book with mdBook (and open or serve it)
+cargo labs new NN-slug \"Title\"    scaffold a lab the consistency gate accepts
 
 N is a lab number (01 or 1), its id (outbox) or its folder (01-outbox).";
 
@@ -84,7 +87,20 @@ fn dispatch(args: &[String]) -> Result<(), Failure> {
         ["figures"] => commands::figures(&wb, false),
         ["figures", "--check"] => commands::figures(&wb, true),
         ["book"] => commands::book(&wb, None),
+        ["book", "--serve"] => {
+            commands::book(&wb, None)?;
+            serve::run(&wb.root.join("book/build"))
+        }
         ["book", mode] => commands::book(&wb, Some(mode)),
+        ["new", slug, title] => {
+            for path in workbook::scaffold::scaffold(&wb.root, slug, title)? {
+                println!("  wrote {}", path.display());
+            }
+            println!(
+                "\nNext: `cargo test -p solution{slug} --test graded` passes, `cargo labs check {slug}` fails one test;\nthen replace the placeholder scenario (see CONTRIBUTING.md) and re-publish the hashes the gate names."
+            );
+            Ok(())
+        }
         _ => Err(Failure::input(format!(
             "`cargo labs {}` is not a command.\n\n{HELP}",
             args.join(" ")

@@ -1,0 +1,685 @@
+//! The book as a web page. The book is built with the mdBook CLI into a scratch folder;
+//! then every internal link and `#anchor` of the built HTML must resolve, the offline
+//! search index must be built and referenced, every page of SUMMARY.md must render in
+//! headless Chromium (highlighted code, figures whose SVG exists, the lab's prediction
+//! list), search must answer offline in the browser, chapter 1's screenshot is kept at
+//! `target/ci-artifacts/chapter-01.png`, and `cargo labs book --serve` serves the book.
+//!
+//! Without mdBook or Chromium a test says so and passes, except under `CI` (set by
+//! `.ci/run`'s environment in CI), where a missing tool fails the test.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// Skips (locally) or fails (in CI) when a tool is missing.
+fn missing(tool: &str, install: &str) {
+    assert!(!in_ci(), "CI must have {tool} installed ({install})");
+    eprintln!("skipped: {tool} is not installed ({install})");
+}
+
+fn mdbook_installed() -> bool {
+    let found = Command::new("mdbook")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        missing(
+            "mdbook",
+            "cargo install mdbook --locked --version ^0.5 --no-default-features --features search",
+        );
+    }
+    found
+}
+
+/// The Chromium binary: `CHROMIUM`, or the first of the usual names that runs.
+fn chromium() -> Option<String> {
+    let candidates: Vec<String> = match std::env::var("CHROMIUM") {
+        Ok(path) => vec![path],
+        Err(_) => ["chromium", "chromium-browser", "google-chrome"]
+            .map(String::from)
+            .to_vec(),
+    };
+    let found = candidates.into_iter().find(|c| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        missing("chromium", "apt-get install -y chromium; see .ci/run");
+    }
+    found
+}
+
+/// The book, built once per test binary into a scratch folder (never into book/build,
+/// which a reader may be serving).
+fn built_book() -> &'static Path {
+    static BOOK: OnceLock<PathBuf> = OnceLock::new();
+    BOOK.get_or_init(|| {
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("book-web");
+        let _ = std::fs::remove_dir_all(&out);
+        let run = Command::new("mdbook")
+            .arg("build")
+            .arg("--dest-dir")
+            .arg(&out)
+            .current_dir(root())
+            .output()
+            .expect("mdbook starts");
+        assert!(
+            run.status.success(),
+            "`mdbook build` failed:\n{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        out
+    })
+}
+
+fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == ext) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The values of every `name="…"` attribute in `html` (mdBook quotes every attribute).
+fn attribute_values<'a>(html: &'a str, name: &str) -> Vec<&'a str> {
+    let needle = format!(" {name}=\"");
+    let mut values = Vec::new();
+    let mut rest = html;
+    while let Some(at) = rest.find(&needle) {
+        rest = &rest[at + needle.len()..];
+        if let Some(end) = rest.find('"') {
+            values.push(&rest[..end]);
+            rest = &rest[end..];
+        }
+    }
+    values
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn decode_entities(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&")
+}
+
+/// A link that stays inside the book (not another site, not a script).
+fn is_internal(link: &str) -> bool {
+    let external = ["http:", "https:", "mailto:", "javascript:", "data:", "//"];
+    !link.is_empty() && !external.iter().any(|p| link.starts_with(p))
+}
+
+#[test]
+fn every_internal_link_and_anchor_resolves() {
+    if !mdbook_installed() {
+        return;
+    }
+    let book = built_book();
+    let pages = files_with_extension(book, "html");
+    assert!(pages.len() > 10, "the book has its pages: {pages:?}");
+    let mut ids: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+    for page in &pages {
+        let html = std::fs::read_to_string(page).unwrap();
+        let set = attribute_values(&html, "id")
+            .into_iter()
+            .chain(attribute_values(&html, "name"))
+            .map(decode_entities)
+            .collect();
+        ids.insert(page.clone(), set);
+    }
+    // The sidebar is written by toc.js (and toc.html without JavaScript): its links too.
+    let mut sources: Vec<PathBuf> = pages.clone();
+    sources.extend(
+        files_with_extension(book, "js")
+            .into_iter()
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("toc")),
+    );
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for page in &sources {
+        let html = std::fs::read_to_string(page).unwrap();
+        // 404.html is served from anywhere, so its links are relative to the book's root.
+        let base = if html.contains("<base href=\"/\">") {
+            book.to_path_buf()
+        } else {
+            page.parent().unwrap().to_path_buf()
+        };
+        let links = attribute_values(&html, "href")
+            .into_iter()
+            .chain(attribute_values(&html, "src"));
+        for link in links {
+            let link = decode_entities(link);
+            if !is_internal(&link) {
+                continue;
+            }
+            checked += 1;
+            let (path, fragment) = link.split_once('#').unwrap_or((&link, ""));
+            let path = path.split('?').next().unwrap_or("");
+            let target = if path.is_empty() {
+                page.clone()
+            } else if let Some(absolute) = path.strip_prefix('/') {
+                book.join(percent_decode(absolute))
+            } else {
+                base.join(percent_decode(path))
+            };
+            let target = if target.is_dir() {
+                target.join("index.html")
+            } else {
+                target
+            };
+            let shown = page.strip_prefix(book).unwrap_or(page).display();
+            let Ok(target) = target.canonicalize() else {
+                problems.push(format!(
+                    "{shown}: link `{link}`: the file {} does not exist",
+                    target.display()
+                ));
+                continue;
+            };
+            let fragment = percent_decode(fragment);
+            if fragment.is_empty() || target.extension().is_none_or(|e| e != "html") {
+                continue;
+            }
+            let known = ids
+                .iter()
+                .find(|(p, _)| p.canonicalize().ok().as_ref() == Some(&target))
+                .map(|(_, set)| set);
+            if !known.is_some_and(|set| set.contains(&fragment)) {
+                problems.push(format!(
+                    "{shown}: link `{link}`: {} has no element with id `{fragment}`",
+                    target.strip_prefix(book).unwrap_or(&target).display()
+                ));
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} internal links were found");
+    assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
+}
+
+#[test]
+fn the_offline_search_index_is_built_and_referenced() {
+    if !mdbook_installed() {
+        return;
+    }
+    let book = built_book();
+    let index = std::fs::read_dir(book)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|name| name.starts_with("searchindex") && name.ends_with(".js"))
+        .expect("mdBook wrote searchindex-<hash>.js (search enabled in book.toml)");
+    let text = std::fs::read_to_string(book.join(&index)).unwrap();
+    for word in ["outbox", "fencing", "snapshot"] {
+        assert!(text.contains(word), "the search index knows `{word}`");
+    }
+    for page in ["index.html", "01-outbox.html", "teaching.html"] {
+        let html = std::fs::read_to_string(book.join(page)).unwrap();
+        assert!(
+            html.contains(&format!("path_to_searchindex_js = \"{index}\"")),
+            "{page} loads the search index {index} (a script, so it works from file://)"
+        );
+        assert!(
+            html.contains("mdbook-searchbar"),
+            "{page} has the search bar"
+        );
+    }
+}
+
+/// One page of the built book as Chromium renders it (its DOM after scripts ran).
+fn dump_dom(chromium: &str, url: &str) -> String {
+    let profile = tempdir("chromium-profile");
+    let out = Command::new(chromium)
+        .args(chromium_flags(&profile))
+        .arg("--dump-dom")
+        .arg(url)
+        .stderr(Stdio::null())
+        .output()
+        .expect("chromium starts");
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(out.status.success(), "chromium --dump-dom {url} failed");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The flags of tooling.md §4: headless, no sandbox (CI runs as root), no GPU, nothing
+/// that reaches the network, a fresh profile; virtual time lets the scripts finish.
+fn chromium_flags(profile: &Path) -> Vec<String> {
+    [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--window-size=1280,1700",
+        "--virtual-time-budget=5000",
+    ]
+    .map(String::from)
+    .into_iter()
+    .chain([format!("--user-data-dir={}", profile.display())])
+    .collect()
+}
+
+fn tempdir(what: &str) -> PathBuf {
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{what}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn file_url(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+/// Text as a reader sees it: tags dropped, entities decoded, typographic quotes and
+/// dashes (mdBook's smart punctuation) folded to ASCII, whitespace collapsed.
+fn visible_text(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                text.push(' ');
+            }
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    fold(&decode_entities(&text))
+}
+
+fn fold(text: &str) -> String {
+    let text = text
+        .replace(['‘', '’'], "'")
+        .replace(['“', '”'], "\"")
+        .replace(['–', '—'], "-")
+        .replace('…', "...")
+        .replace("---", "-")
+        .replace("--", "-");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` without any whitespace: inline markup (`<code>`, `<em>`) may add or drop a
+/// space at its edges, so containment is tested on the letters alone.
+fn squash(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
+/// The lines a predictions page must show: each claim, each question, each option.
+fn prediction_lines(markdown: &str) -> Vec<String> {
+    markdown
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            let body = if let Some((number, claim)) = line.split_once(". ")
+                && !number.is_empty()
+                && number.chars().all(|c| c.is_ascii_digit())
+            {
+                claim
+            } else if let Some(option) = line.strip_prefix("- (") {
+                option.split_once(") ")?.1
+            } else if line.starts_with("**") {
+                line.trim_matches('*')
+            } else {
+                return None;
+            };
+            Some(fold(&body.replace(['`', '*'], "")))
+        })
+        .collect()
+}
+
+/// The `<code>` elements inside `<pre>` of a DOM: (class attribute, visible text).
+fn code_blocks(dom: &str) -> Vec<(String, String)> {
+    let mut blocks = Vec::new();
+    for part in dom.split("<pre").skip(1) {
+        let Some(code) = part.split_once("<code") else {
+            continue;
+        };
+        let class = attribute_values(&format!("<code{}", code.1), "class")
+            .first()
+            .map(|c| c.to_string())
+            .unwrap_or_default();
+        let body = code.1.split_once('>').map(|b| b.1).unwrap_or("");
+        let body = body.split("</code>").next().unwrap_or("");
+        blocks.push((class, visible_text(body)));
+    }
+    blocks
+}
+
+/// The pages SUMMARY.md lists, in order.
+fn summary_pages() -> Vec<String> {
+    let summary = std::fs::read_to_string(root().join("book/src/SUMMARY.md")).unwrap();
+    summary
+        .lines()
+        .filter_map(|l| l.rsplit_once("](")?.1.strip_suffix(')').map(str::to_string))
+        .filter(|f| f.ends_with(".md"))
+        .collect()
+}
+
+/// What one page must show in the browser; the problems found, one line each.
+fn check_rendered_page(book: &Path, source: &str, dom: &str) -> Vec<String> {
+    let src = root().join("book/src");
+    let markdown = std::fs::read_to_string(src.join(source)).unwrap();
+    let text = visible_text(dom);
+    let mut problems = Vec::new();
+    let mut problem = |what: String| problems.push(format!("{source}: {what}"));
+    if !dom.contains("<main") || !dom.contains("<h1") {
+        problem("no <main> with a heading: the page did not render".into());
+    }
+    if text.contains("{{#") {
+        problem("a `{{#…}}` directive is shown as text: an include did not resolve".into());
+    }
+    if !dom.contains("mdbook-sidebar-scrollbox") || !dom.contains("href=\"01-outbox.html\"") {
+        problem("the sidebar (written by toc.js) is missing".into());
+    }
+    // Code: every fenced block is there, highlighted by highlight.js, with content.
+    let blocks = code_blocks(dom);
+    let fenced = markdown
+        .lines()
+        .filter(|l| l.trim_start().starts_with("```") && l.trim().len() > 3)
+        .count();
+    if blocks.len() < fenced {
+        problem(format!(
+            "{} code blocks rendered, the chapter has {fenced}",
+            blocks.len()
+        ));
+    }
+    for (i, (class, content)) in blocks.iter().enumerate() {
+        if !class.split_whitespace().any(|c| c == "hljs") {
+            problem(format!(
+                "code block {} is not highlighted (class `{class}`)",
+                i + 1
+            ));
+        }
+        if content.trim().is_empty() {
+            problem(format!("code block {} is empty", i + 1));
+        }
+    }
+    let rust_source = markdown.matches("```rust").count();
+    let rust_rendered = blocks
+        .iter()
+        .filter(|(class, _)| class.contains("language-rust"))
+        .count();
+    if rust_rendered != rust_source {
+        problem(format!(
+            "{rust_rendered} Rust blocks rendered, the chapter has {rust_source}"
+        ));
+    }
+    // Figures: every image of the chapter is an <img> whose SVG was copied into the book.
+    let wanted: BTreeSet<String> = markdown
+        .split("](")
+        .skip(1)
+        .filter_map(|p| p.split(')').next())
+        .filter(|l| l.ends_with(".svg") || l.ends_with(".png"))
+        .map(str::to_string)
+        .collect();
+    let shown: BTreeSet<String> = dom
+        .split("<img")
+        .skip(1)
+        .filter_map(|tag| {
+            attribute_values(&format!("<img{tag}"), "src")
+                .first()
+                .map(|s| s.to_string())
+        })
+        .collect();
+    for image in &wanted {
+        if !shown.contains(image) {
+            problem(format!("the figure {image} is not an <img> on the page"));
+        }
+    }
+    for image in &shown {
+        let file = book.join(percent_decode(image));
+        let svg = std::fs::read_to_string(&file).unwrap_or_default();
+        if image.ends_with(".svg") && !svg.trim_start().starts_with("<svg") {
+            problem(format!(
+                "<img src=\"{image}\">: {} is missing or not an SVG",
+                file.display()
+            ));
+        }
+    }
+    // The prediction list: the included predictions page, every line of it.
+    for part in markdown.split("{{#include predictions/").skip(1) {
+        let file = part.split("}}").next().unwrap_or("").trim();
+        let page = std::fs::read_to_string(src.join("predictions").join(file)).unwrap();
+        let lines = prediction_lines(&page);
+        if lines.is_empty() {
+            problem(format!("predictions/{file} lists nothing"));
+        }
+        for line in lines {
+            if !squash(&text).contains(&squash(&line)) {
+                problem(format!(
+                    "the prediction `{line}` (predictions/{file}) is not on the page"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_chapter_renders_in_headless_chromium() {
+    if !mdbook_installed() {
+        return;
+    }
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let book = built_book();
+    let pages = summary_pages();
+    assert!(
+        pages.len() >= 12,
+        "SUMMARY.md lists the chapters: {pages:?}"
+    );
+    let lab_chapters = pages.iter().filter(|p| p.as_bytes()[0].is_ascii_digit());
+    let labs = workbook::meta::load_labs(&root()).unwrap();
+    assert_eq!(
+        lab_chapters.count(),
+        labs.len(),
+        "every lab has a chapter in SUMMARY.md"
+    );
+    // Two browsers at a time: CI has two cores.
+    let queue = std::sync::Mutex::new(pages.clone());
+    let problems = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let Some(page) = queue.lock().unwrap().pop() else {
+                        break;
+                    };
+                    let html = book.join(page.replace(".md", ".html"));
+                    let dom = dump_dom(&chromium, &file_url(&html));
+                    let found = check_rendered_page(book, &page, &dom);
+                    problems.lock().unwrap().extend(found);
+                }
+            });
+        }
+    });
+    let problems = problems.into_inner().unwrap();
+    assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
+    // The prediction lists were found at all: chapter 1's first claim is on its page.
+    let chapter = dump_dom(&chromium, &file_url(&book.join("01-outbox.html")));
+    let first_claim = labs[0].meta.checks[0].claim.clone();
+    assert!(squash(&visible_text(&chapter)).contains(&squash(&fold(&first_claim))));
+}
+
+#[test]
+fn search_answers_offline_in_the_browser() {
+    if !mdbook_installed() {
+        return;
+    }
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let book = built_book();
+    let url = format!("{}?search=outbox", file_url(&book.join("index.html")));
+    let dom = dump_dom(&chromium, &url);
+    let results = dom
+        .split_once("id=\"mdbook-searchresults\"")
+        .map(|(_, rest)| rest.split("</ul>").next().unwrap_or(""))
+        .unwrap_or("");
+    assert!(
+        results.contains("href=\"01-outbox.html"),
+        "searching `outbox` offline finds chapter 1; results: {results:.300}"
+    );
+}
+
+#[test]
+fn chapter_one_screenshot_is_kept_as_an_artefact() {
+    if !mdbook_installed() {
+        return;
+    }
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let book = built_book();
+    let artefacts = root().join("target/ci-artifacts");
+    std::fs::create_dir_all(&artefacts).unwrap();
+    let png = artefacts.join("chapter-01.png");
+    let _ = std::fs::remove_file(&png);
+    let profile = tempdir("chromium-shot");
+    let out = Command::new(&chromium)
+        .args(chromium_flags(&profile))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(file_url(&book.join("01-outbox.html")))
+        .stderr(Stdio::null())
+        .output()
+        .expect("chromium starts");
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(out.status.success(), "chromium --screenshot failed");
+    let bytes = std::fs::read(&png).expect("the screenshot was written");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG file");
+    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!((width, height), (1280, 1700), "the window size asked for");
+    // A blank page compresses to a few kilobytes; a rendered chapter does not.
+    assert!(
+        bytes.len() > 50_000,
+        "the screenshot shows a page ({} bytes)",
+        bytes.len()
+    );
+    eprintln!("screenshot: {}", png.display());
+}
+
+/// One HTTP/1.1 GET against the server: (status line, body).
+fn get(addr: &str, path: &str) -> (String, String) {
+    let mut stream = std::net::TcpStream::connect(addr).expect("the server accepts");
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    (
+        head.lines().next().unwrap_or("").to_string(),
+        body.to_string(),
+    )
+}
+
+#[test]
+fn book_serve_builds_and_serves_the_book_over_http() {
+    if !mdbook_installed() {
+        return;
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_workbook"))
+        .args(["book", "--serve"])
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the CLI starts");
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let url_line = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l.starts_with("serving "));
+    let outcome = std::panic::catch_unwind(|| {
+        let line = url_line.expect("`book --serve` prints the URL it serves");
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .expect("an http://127.0.0.1:PORT/ URL")
+            .to_string();
+        assert!(
+            addr.starts_with("127.0.0.1:"),
+            "bound to the loopback only: {line}"
+        );
+        let (status, body) = get(&addr, "/");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert!(body.contains("Boundary Labs"), "/ is the book's index page");
+        let (status, body) = get(&addr, "/01-outbox.html#predict");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert!(
+            body.contains("relay_outbox"),
+            "chapter 1 with its included code"
+        );
+        let (status, body) = get(&addr, "/figures/01-outbox-relay.svg");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert!(body.starts_with("<svg"));
+        let (status, _) = get(&addr, "/../Cargo.toml");
+        assert_eq!(status, "HTTP/1.1 404 Not Found", "nothing outside the book");
+        let (status, _) = get(&addr, "/no-such-page.html");
+        assert_eq!(status, "HTTP/1.1 404 Not Found");
+    });
+    child.kill().expect("the server is stopped");
+    let _ = child.wait();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
