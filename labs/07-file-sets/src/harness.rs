@@ -976,6 +976,15 @@ pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
 // ---------------------------------------------------------------------------------
 // Figures.
 
+/// The first failure of the `publish` scenario with the learner's code, as the chapter
+/// shows it (generated, so the book cannot drift from what `cargo labs check 07` prints).
+fn first_publish_failure() -> String {
+    match explore_scenario(Scenario::Publish, 2).failure {
+        Some(failure) => format!("{failure}\n"),
+        None => "every schedule of the publish scenario passes\n".to_string(),
+    }
+}
+
 /// The figures of chapter 7.
 pub fn figures() -> Vec<(&'static str, String)> {
     let publication = Sequence::new(
@@ -1067,5 +1076,6 @@ pub fn figures() -> Vec<(&'static str, String)> {
     vec![
         ("07-publication.svg", publication.to_svg()),
         ("07-cache.svg", cache.to_svg()),
+        ("07-first-failure.txt", first_publish_failure()),
     ]
 }
