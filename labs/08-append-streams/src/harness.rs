@@ -810,6 +810,15 @@ pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
     ("schema", replay_schema),
 ];
 
+/// The first failure of the ledger exploration with the learner's code, as the chapter
+/// shows it (generated, so the book cannot drift from what `cargo labs check 08` prints).
+fn first_ledger_failure() -> String {
+    match explore_ledger(2).failure {
+        Some(failure) => format!("{failure}\n"),
+        None => "every schedule of the ledger scenario passes\n".to_string(),
+    }
+}
+
 /// The figures of chapter 8.
 pub fn figures() -> Vec<(&'static str, String)> {
     let journal = Sequence::new(
@@ -902,5 +911,7 @@ pub fn figures() -> Vec<(&'static str, String)> {
     vec![
         ("08-journal-protocol.svg", journal.to_svg()),
         ("08-stale-owner.svg", stale.to_svg()),
+        ("08-first-failure.txt", first_ledger_failure()),
+        ("08-crash-matrix.txt", crash_matrix().render()),
     ]
 }

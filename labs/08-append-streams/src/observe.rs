@@ -113,16 +113,20 @@ pub fn run() -> Report {
     default
         .append(&d, None, batch("A", 1000, 1003))
         .expect("retry");
+    let rows_after_retry = default.positions().len();
     obs.check(
         "a retry on the default stream appends the rows again",
-        default.positions().len() == 6,
+        rows_after_retry == 6,
     );
     let with_offset = default.append(&d, Some(6), batch("A", 1000, 1003));
     obs.check(
         "the default stream accepts an explicit offset",
         with_offset.is_ok(),
     );
-    summary.insert("default_stream_rows_after_retry".into(), 6.into());
+    summary.insert(
+        "default_stream_rows_after_retry".into(),
+        rows_after_retry.into(),
+    );
 
     // 2. A committed stream with offsets: the retry at the same offset.
     let mut committed = Client::new();
@@ -294,16 +298,16 @@ pub fn run() -> Report {
         .append(&s, Some(3), batch("X", 7000, 7002))
         .expect("someone else's rows");
     let b_answer = drill.append(&s, Some(3), batch("B", 1003, 1005));
-    let b_in_table = drill.positions().iter().any(|p| p == "P7:1003");
+    let copies_of_b = drill.positions().iter().filter(|p| *p == "P7:1003").count();
     obs.answer(
         "already-exists-without-proof",
-        if b_answer.is_err() && !b_in_table {
-            "b"
-        } else {
-            "a"
+        match copies_of_b {
+            0 => "b",
+            1 => "a",
+            _ => "c",
         },
         format!(
-            "B's append answered {}; B's rows in the table: {b_in_table}",
+            "B's append answered {}; copies of B's first row in the table: {copies_of_b}",
             code(&b_answer)
         ),
     );
