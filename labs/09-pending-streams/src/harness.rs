@@ -441,6 +441,15 @@ fn replay_batch(token: &Token) -> Replay {
 /// The scenarios `cargo labs replay 09 NAME TOKEN` can replay.
 pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[("batch", replay_batch)];
 
+/// The first failure of the batch exploration with the learner's code, as the chapter
+/// shows it (generated, so the book cannot drift from what `cargo labs check 09` prints).
+fn first_batch_failure() -> String {
+    match explore_batch(2).failure {
+        Some(failure) => format!("{failure}\n"),
+        None => "every schedule of the batch scenario passes\n".to_string(),
+    }
+}
+
 /// The figures of chapter 9.
 pub fn figures() -> Vec<(&'static str, String)> {
     let commit = Sequence::new(
@@ -493,5 +502,9 @@ pub fn figures() -> Vec<(&'static str, String)> {
     .call("coordinator", "Storage Write API", "GetWriteStream S1, S2")
     .reply("Storage Write API", "coordinator", "commit_time t (both)")
     .call("coordinator", "coordinator.db", "D1 COMMITTED at t");
-    vec![("09-pending-commit.svg", commit.to_svg())]
+    vec![
+        ("09-pending-commit.svg", commit.to_svg()),
+        ("09-first-failure.txt", first_batch_failure()),
+        ("09-crash-matrix.txt", crash_matrix().render()),
+    ]
 }

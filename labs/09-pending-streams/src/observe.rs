@@ -166,7 +166,7 @@ pub fn run() -> Report {
     let mut b = Batch::losing_first_commit_response();
     let s1 = b.worker("W1", 0, 2);
     let s2 = b.worker("W2", 2, 5);
-    b.finalize(&s1).expect("finalize");
+    let row_count_before_commit = b.finalize(&s1).expect("finalize");
     b.finalize(&s2).expect("finalize");
     let group = [s1.clone(), s2.clone()];
     let lost = b.commit(&group);
@@ -175,9 +175,10 @@ pub fn run() -> Report {
         lost.as_ref().is_err_and(|e| e.is_indefinite()) && b.visible() == 5,
     );
     let retry = b.commit(&group).expect("retry");
+    let visible_after_retry = b.visible();
     obs.check(
         "retrying the same commit commits the streams a second time",
-        b.visible() > 5,
+        visible_after_retry > 5,
     );
     let all_already = !retry.stream_errors.is_empty()
         && retry
@@ -186,7 +187,9 @@ pub fn run() -> Report {
             .all(|e| e.code == StorageErrorCode::StreamAlreadyCommitted);
     obs.answer(
         "retry-after-lost-commit",
-        if retry.commit_time.is_some() {
+        if visible_after_retry > 5 {
+            "d"
+        } else if retry.commit_time.is_some() {
             "a"
         } else if all_already {
             "b"
@@ -206,10 +209,17 @@ pub fn run() -> Report {
     // Which call tells the coordinator that the group was committed?
     let get = b.api.get_write_stream(&s1).expect("get").commit_time;
     let finalize_again = b.finalize(&s1).ok();
+    let finalize_tells = finalize_again != Some(row_count_before_commit);
     obs.answer(
         "how-to-know-committed",
-        if get.is_some() { "a" } else { "c" },
-        format!("GetWriteStream commit_time {get:?}; FinalizeWriteStream row_count {finalize_again:?} (the same before and after a commit)"),
+        if get.is_some() {
+            "a"
+        } else if finalize_tells {
+            "b"
+        } else {
+            "c"
+        },
+        format!("GetWriteStream commit_time {get:?}; FinalizeWriteStream row_count {row_count_before_commit} before the commit, {finalize_again:?} after"),
     );
 
     // 4. Replacement streams with the replayed ranges, after the lost response.

@@ -6,3 +6,28 @@ pub mod coordinator;
 pub mod harness;
 #[path = "../../../labs/09-pending-streams/src/observe.rs"]
 pub mod observe;
+
+/// The chapter shows the reference solution's crash-point matrix from a file, so that the
+/// book cannot drift from what the solution does. The lab's own `figures()` links the
+/// starter, so this test keeps the solution's matrix current instead:
+/// `BLESS=1 cargo test -p solution09-pending-streams` rewrites it.
+#[cfg(test)]
+mod book {
+    const MATRIX: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../book/src/figures/09-solution-crash-matrix.txt"
+    );
+
+    #[test]
+    fn the_chapter_shows_the_solutions_current_crash_matrix() {
+        let matrix = crate::harness::crash_matrix().render();
+        if std::env::var_os("BLESS").is_some() {
+            std::fs::write(MATRIX, &matrix).expect("write the matrix");
+        }
+        let shown = std::fs::read_to_string(MATRIX).unwrap_or_default();
+        assert!(
+            shown == matrix,
+            "{MATRIX} is out of date: run `BLESS=1 cargo test -p solution09-pending-streams`\n{matrix}"
+        );
+    }
+}
