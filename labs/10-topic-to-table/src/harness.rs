@@ -772,8 +772,17 @@ pub fn aborts_with_hot_keys(hot_keys: i64, protocol: Protocol) -> u64 {
         .aborts
 }
 
-/// The book's figures: the protocol, the signals over a seeded chaos run, and aborts
-/// against the number of hot rows.
+/// The first failure of the small scope with the learner's code, as the chapter shows it
+/// (generated, so the book cannot drift from what `cargo labs check 10` prints).
+fn first_small_failure() -> String {
+    match explore_small(2).failure {
+        Some(failure) => format!("{failure}\n"),
+        None => "every schedule of the small scope passes\n".to_string(),
+    }
+}
+
+/// The book's figures: the protocol, the signals over a seeded chaos run, aborts against
+/// the number of hot rows, and the starter's first failure.
 pub fn figures() -> Vec<(&'static str, String)> {
     let protocol = Sequence::new(
         "Exactly once from topic to table",
@@ -847,6 +856,7 @@ pub fn figures() -> Vec<(&'static str, String)> {
         ("10-protocol.svg", protocol),
         ("10-signals.svg", signals),
         ("10-aborts-by-hot-rows.svg", aborts),
+        ("10-first-failure.txt", first_small_failure()),
     ]
 }
 
