@@ -5,7 +5,7 @@
 //! `lab.toml`. The store and its simplifications are described in `sim-ranges`.
 
 use crate::harness::{
-    HASH_FIRST, LIVE, Measurement, REVERSED, SHARD_PREFIX, SHARDS, SPLITS, TIMESTAMP_FIRST,
+    HASH_FIRST, LIVE, Measurement, Order, REVERSED, SHARD_PREFIX, SHARDS, SPLITS, TIMESTAMP_FIRST,
     columns, measure_design, workload,
 };
 use labkit::{Observation, Report};
@@ -157,38 +157,39 @@ fn summary_of(name: &str, m: &Measurement) -> serde_json::Value {
     })
 }
 
+/// Inserts orders under timestamp-first keys. Every order id is new, so no insert fails.
+fn insert_time_first(table: &mut Table, orders: &[Order]) {
+    for order in orders {
+        let _ = table.insert((TIMESTAMP_FIRST.key)(order), columns(order));
+    }
+}
+
+/// The history under timestamp-first keys, cut into [`SPLITS`] splits by size; returns
+/// the table and the live orders still to come.
+fn time_first_history() -> (Table, Vec<Order>) {
+    let (history, live) = workload();
+    let mut table = Table::new("Orders");
+    insert_time_first(&mut table, &history);
+    table.split_by_size(SPLITS);
+    (table, live)
+}
+
 /// Timestamp-first keys with the splits spread over `servers` servers: the writes each
 /// server took.
 fn time_first_on_servers(servers: usize) -> Vec<u64> {
-    let (history, live) = workload();
-    let mut table = Table::new("Orders");
-    for order in &history {
-        let _ = table.insert((TIMESTAMP_FIRST.key)(order), columns(order));
-    }
-    table.split_by_size(SPLITS);
-    for order in &live {
-        let _ = table.insert((TIMESTAMP_FIRST.key)(order), columns(order));
-    }
+    let (mut table, live) = time_first_history();
+    insert_time_first(&mut table, &live);
     Servers::new(servers).writes_per_server(table.data())
 }
 
 /// Timestamp-first keys: half the live inserts, one step of load-based splitting of the
 /// hot split, then the other half, whose writes are returned per split.
 fn time_first_after_splitting_the_hot_split() -> Vec<u64> {
-    let (history, live) = workload();
-    let mut table = Table::new("Orders");
-    for order in &history {
-        let _ = table.insert((TIMESTAMP_FIRST.key)(order), columns(order));
-    }
-    table.split_by_size(SPLITS);
+    let (mut table, live) = time_first_history();
     let (first, second) = live.split_at(live.len() / 2);
-    for order in first {
-        let _ = table.insert((TIMESTAMP_FIRST.key)(order), columns(order));
-    }
+    insert_time_first(&mut table, first);
     table.split_hottest();
     table.reset_write_counters();
-    for order in second {
-        let _ = table.insert((TIMESTAMP_FIRST.key)(order), columns(order));
-    }
+    insert_time_first(&mut table, second);
     table.data().writes_per_split().to_vec()
 }
