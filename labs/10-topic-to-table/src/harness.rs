@@ -856,6 +856,7 @@ pub fn figures() -> Vec<(&'static str, String)> {
         ("10-protocol.svg", protocol),
         ("10-signals.svg", signals),
         ("10-aborts-by-hot-rows.svg", aborts),
+        ("10-signals.md", crate::observe::signals_page()),
         ("10-first-failure.txt", first_small_failure()),
     ]
 }
