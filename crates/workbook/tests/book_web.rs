@@ -159,14 +159,12 @@ fn is_internal(link: &str) -> bool {
     !link.is_empty() && !external.iter().any(|p| link.starts_with(p))
 }
 
-#[test]
-fn every_internal_link_and_anchor_resolves() {
-    if !mdbook_installed() {
-        return;
-    }
-    let book = built_book();
+/// Checks every internal link of the built book in `book`: the file it names exists and,
+/// for a page, holds an element with the `#anchor`'s id. Also refuses anything loaded
+/// from the network (the book must work offline). Returns the links checked and the
+/// problems, one line each: the page, the link and what is missing.
+fn link_problems(book: &Path) -> (usize, Vec<String>) {
     let pages = files_with_extension(book, "html");
-    assert!(pages.len() > 10, "the book has its pages: {pages:?}");
     let mut ids: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
     for page in &pages {
         let html = std::fs::read_to_string(page).unwrap();
@@ -194,6 +192,23 @@ fn every_internal_link_and_anchor_resolves() {
         } else {
             page.parent().unwrap().to_path_buf()
         };
+        let shown = page
+            .strip_prefix(book)
+            .unwrap_or(page)
+            .display()
+            .to_string();
+        for source in attribute_values(&html, "src") {
+            if !is_internal(source) && !source.starts_with("data:") {
+                problems.push(format!(
+                    "{shown}: loads `{source}` from the network; the book must work offline"
+                ));
+            }
+        }
+        if html.contains("class=\"playground\"") {
+            problems.push(format!(
+                "{shown}: a runnable (playground) code block needs the network; mark it `rust,ignore`"
+            ));
+        }
         let links = attribute_values(&html, "href")
             .into_iter()
             .chain(attribute_values(&html, "src"));
@@ -217,7 +232,6 @@ fn every_internal_link_and_anchor_resolves() {
             } else {
                 target
             };
-            let shown = page.strip_prefix(book).unwrap_or(page).display();
             let Ok(target) = target.canonicalize() else {
                 problems.push(format!(
                     "{shown}: link `{link}`: the file {} does not exist",
@@ -241,8 +255,49 @@ fn every_internal_link_and_anchor_resolves() {
             }
         }
     }
+    (checked, problems)
+}
+
+#[test]
+fn every_internal_link_and_anchor_resolves() {
+    if !mdbook_installed() {
+        return;
+    }
+    let book = built_book();
+    let pages = files_with_extension(book, "html");
+    assert!(pages.len() > 10, "the book has its pages: {pages:?}");
+    let (checked, problems) = link_problems(book);
     assert!(checked > 100, "only {checked} internal links were found");
     assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
+}
+
+/// The checker itself, on a two-page book written here (no mdBook needed): it finds a
+/// missing page, a missing anchor and a script from the network, and nothing else.
+#[test]
+fn the_link_checker_names_the_page_the_link_and_what_is_missing() {
+    let book = tempdir("link-checker");
+    std::fs::create_dir_all(book.join("figures")).unwrap();
+    std::fs::write(book.join("figures/a.svg"), "<svg/>").unwrap();
+    std::fs::write(
+        book.join("index.html"),
+        r##"<h1 id="top">Book</h1><a href="one.html#predict">ok</a> <a href="#top">ok</a>
+<img src="figures/a.svg"> <a href="https://example.com/">external, not followed</a>
+<a href="one.html#no-such-heading">bad anchor</a> <a href="gone.html">bad page</a>"##,
+    )
+    .unwrap();
+    std::fs::write(
+        book.join("one.html"),
+        r##"<h2 id="predict">Predict</h2><a href="index.html">ok</a>
+<script src="https://cdn.example.com/x.js"></script>"##,
+    )
+    .unwrap();
+    let (checked, problems) = link_problems(&book);
+    assert_eq!(checked, 6, "{problems:?}");
+    assert_eq!(problems.len(), 3, "{problems:#?}");
+    assert!(problems[0].starts_with("index.html: link `one.html#no-such-heading`: one.html has no element with id `no-such-heading`"));
+    assert!(problems[1].starts_with("index.html: link `gone.html`: the file "));
+    assert!(problems[2].starts_with("one.html: loads `https://cdn.example.com/x.js`"));
+    let _ = std::fs::remove_dir_all(&book);
 }
 
 #[test]
@@ -682,4 +737,35 @@ fn book_serve_builds_and_serves_the_book_over_http() {
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic);
     }
+}
+
+/// The page checks' readers, on a DOM written here (no browser needed).
+#[test]
+fn the_page_checks_read_code_blocks_and_prediction_lines() {
+    let dom = r##"<pre><code class="language-rust ignore hljs"><span class="hljs-keyword">fn</span> main() {}</code></pre>
+<pre><code class="language-text"></code></pre><p>Nothing: answers <code>existing</code>.</p>"##;
+    let blocks = code_blocks(dom);
+    assert_eq!(
+        blocks,
+        [
+            (
+                "language-rust ignore hljs".to_string(),
+                "fn main() {}".to_string()
+            ),
+            ("language-text".to_string(), String::new()),
+        ]
+    );
+    let page = "Before you run lab 11, record a prediction.\n\n1. a lost response means `x`\n\n**How many?**\n\n- (a) Nothing: answers `existing`.\n";
+    let lines = prediction_lines(page);
+    assert_eq!(
+        lines,
+        [
+            "a lost response means x",
+            "How many?",
+            "Nothing: answers existing."
+        ]
+    );
+    assert!(squash(&visible_text(dom)).contains(&squash(&lines[2])));
+    assert!(!squash(&visible_text(dom)).contains(&squash(&lines[0])));
+    assert_eq!(fold("it’s “quoted” -- … "), "it's \"quoted\" - ...");
 }
