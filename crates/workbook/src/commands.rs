@@ -184,7 +184,9 @@ pub fn predict(wb: &Workbook, lab: &Lab, sets: &[String]) -> Outcome {
     let text = predictions::render(lab, &answers, seal.as_ref());
     if path.exists() {
         let old = std::fs::read_to_string(&path).unwrap_or_default();
-        if old != text {
+        // An untouched template (written by `run`) holds nothing of the learner's.
+        let untouched = old == predictions::render(lab, &BTreeMap::new(), None);
+        if old != text && !untouched {
             let saved = backup(&path)
                 .map_err(|e| Failure::input(format!("cannot back up {}: {e}", path.display())))?;
             println!("your previous file is kept as {}", saved.display());
@@ -527,6 +529,9 @@ pub fn graded(
     command.args([
         "test", "-p", package, "--test", "graded", "--", "--color", "never",
     ]);
+    // The timeline and the explanation say what went wrong; a stack trace says nothing
+    // more to a learner, even where RUST_BACKTRACE is set.
+    command.env("RUST_BACKTRACE", "0");
     let finished = run_lab(wb, lab, command)?;
     let mut results = parse_libtest(&finished.stdout);
     // libtest prints in completion order; sort so every report lists tests the same way.
@@ -689,6 +694,10 @@ pub fn replay(wb: &Workbook, lab: &Lab, scenario: &str, token: &str) -> Outcome 
     print!("{}", finished.stdout);
     if finished.compile_error() || finished.timed_out {
         return Err(explain_failed_run(lab, &finished, "replay"));
+    }
+    if finished.code == Some(2) {
+        // The lab binary's usage errors: an unknown scenario or a malformed token.
+        return Err(Failure::input(finished.stderr.trim().to_string()));
     }
     eprint!("{}", finished.stderr);
     if finished.success() {

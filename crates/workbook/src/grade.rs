@@ -140,11 +140,20 @@ pub fn grade_lab(wb: &Workbook, lab: &Lab) -> Value {
     let points = &lab.meta.points;
     let prediction_points =
         round2(points.predictions as f64 * correct as f64 / rows.len().max(1) as f64);
-    let graded_points = if total == 0 {
-        0.0
-    } else {
-        round2(points.graded as f64 * passed as f64 / total as f64)
+    // The graded points are earned by the tests the starter fails: a test the starter
+    // already passes guards against regressions and is reported, but worth nothing on
+    // its own (otherwise an untouched starter would collect points).
+    let earns = |name: &str| {
+        lab.meta.starter_fails.is_empty() || lab.meta.starter_fails.iter().any(|f| f == name)
     };
+    let weights: f64 = tests.iter().filter(|t| earns(&t.name)).count() as f64;
+    let share = if weights > 0.0 {
+        points.graded as f64 / weights
+    } else {
+        0.0
+    };
+    let graded_points: f64 =
+        round2(tests.iter().filter(|t| t.passed && earns(&t.name)).count() as f64 * share);
     json!({
         "lab": lab.meta.number,
         "id": lab.meta.id,
@@ -154,7 +163,15 @@ pub fn grade_lab(wb: &Workbook, lab: &Lab) -> Value {
         "tests": {
             "passed": passed,
             "total": total,
-            "results": tests.iter().map(|t| json!({"name": t.name, "passed": t.passed})).collect::<Vec<_>>(),
+            "results": tests.iter().map(|t| {
+                let max = if earns(&t.name) { round2(share) } else { 0.0 };
+                json!({
+                    "name": t.name,
+                    "passed": t.passed,
+                    "points": if t.passed { max } else { 0.0 },
+                    "max_points": max,
+                })
+            }).collect::<Vec<_>>(),
         },
         "predictions": {
             "answered": answered,
@@ -228,14 +245,13 @@ pub fn classroom(grade: &Value) -> Value {
                 "duration": 0,
             }));
         }
-        let share = graded_max / results.len().max(1) as f64;
         for t in &results {
             let ok = t["passed"].as_bool().unwrap_or(false);
             tests.push(json!({
                 "name": format!("lab {number} ({id}): {}", t["name"].as_str().unwrap_or("?")),
                 "status": if ok { "pass" } else { "fail" },
-                "score": if ok { round2(share) } else { 0.0 },
-                "max_score": round2(share),
+                "score": t["points"],
+                "max_score": t["max_points"],
                 "message": if ok { "" } else { "run `cargo labs check` for the timeline and the replay command" },
                 "test_code": format!("cargo labs check {number}"),
                 "filename": "",

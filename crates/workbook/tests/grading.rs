@@ -88,6 +88,12 @@ fn a_hang_and_a_compile_error_cost_only_their_own_lab() {
         .unwrap()
         .replace("time_limit_secs = 20", "time_limit_secs = 4");
     std::fs::write(&toml, text).unwrap();
+    // In lab 01 the starter failed `one` and `two`; `three` guards against regressions.
+    let toml = root.join("labs/01-passes/lab.toml");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace("starter_fails = []", "starter_fails = [\"one\", \"two\"]");
+    std::fs::write(&toml, text).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_workbook"))
         .args(["grade", "--json"])
         .env("BOUNDARY_LABS_ROOT", &root)
@@ -110,7 +116,10 @@ fn a_hang_and_a_compile_error_cost_only_their_own_lab() {
         passes["predictions"]["correct"], 1,
         "`it is magic` was predicted wrong"
     );
-    assert_eq!(passes["points"]["graded"], 13.33);
+    assert_eq!(
+        passes["points"]["graded"], 10.0,
+        "`one` of the two tests the starter failed passes; `three` earns nothing alone"
+    );
     assert_eq!(passes["points"]["predictions"], 5.0);
 
     assert_eq!(hangs["status"], "timeout");
@@ -139,7 +148,12 @@ fn a_hang_and_a_compile_error_cost_only_their_own_lab() {
     let tests = classroom["tests"].as_array().unwrap();
     assert_eq!(tests.len(), 4, "three graded tests and the predictions");
     let scores: Vec<f64> = tests.iter().map(|t| t["score"].as_f64().unwrap()).collect();
-    // Sorted by name: one, three, two; then the predictions.
-    assert_eq!(scores, vec![6.67, 6.67, 0.0, 5.0]);
+    // Sorted by name: one, three (a regression guard), two; then the predictions.
+    assert_eq!(scores, vec![10.0, 0.0, 0.0, 5.0]);
+    let max: Vec<f64> = tests
+        .iter()
+        .map(|t| t["max_score"].as_f64().unwrap())
+        .collect();
+    assert_eq!(max, vec![10.0, 0.0, 10.0, 10.0]);
     let _ = std::fs::remove_dir_all(&root);
 }
