@@ -121,7 +121,10 @@ fn a_stale_epoch_cannot_move_a_record() {
         "SENT",
         "stale",
     );
-    assert!(matches!(stale, Err(Stop::Fenced { .. })), "got {stale:?}");
+    assert!(
+        matches!(stale, Err(Stop::Fenced { .. })),
+        "epoch {first} was superseded by {second}: its transition must return Stop::Fenced, got {stale:?}"
+    );
     let state: String = db
         .query_row("SELECT state FROM journal", [], |r| r.get(0))
         .unwrap();
@@ -144,7 +147,10 @@ fn a_stale_epoch_cannot_move_the_checkpoint() {
     advance_checkpoint(&mut db, first, 1003).unwrap();
     let second = acquire_lease(&mut db, "writer-2").unwrap();
     let stale = advance_checkpoint(&mut db, first, 1005);
-    assert!(matches!(stale, Err(Stop::Fenced { .. })), "got {stale:?}");
+    assert!(
+        matches!(stale, Err(Stop::Fenced { .. })),
+        "epoch {first} was superseded by {second}: its checkpoint advance must return Stop::Fenced, got {stale:?}"
+    );
     advance_checkpoint(&mut db, second, 1005).unwrap();
     assert_eq!(harness::checkpoint(&db), 1005);
 }
