@@ -155,25 +155,18 @@ pub fn run() -> Report {
                 .is_err_and(|e| e.status.code == Code::AlreadyExists),
     );
 
-    // 3. Offsets count rows: B after A's three rows.
-    let mut probe = committed.api.clone();
-    let mut probe_sim = Sim::fault_free();
-    let b_at = |api: &mut WriteApi, sim: &mut Sim, offset: u64| {
-        let connection = api.connect(sim, &s).expect("connect");
-        let result = api.append_rows(
-            sim,
-            &connection,
-            AppendRowsRequest {
-                offset: Some(offset),
-                rows: batch("B", 1003, 1005),
-            },
-        );
-        api.disconnect(&connection);
-        result
+    // 3. Offsets count rows: B after A's three rows. Each attempt runs on its own copy of
+    // the service, so that every candidate offset meets the same stream (A only).
+    let b_at = |offset: u64| {
+        let mut copy = Client {
+            api: committed.api.clone(),
+            sim: Sim::fault_free(),
+        };
+        copy.append(&s, Some(offset), batch("B", 1003, 1005))
     };
-    let at_one = b_at(&mut probe.clone(), &mut probe_sim, 1);
+    let at_one = b_at(1);
     obs.check("the second request goes at offset 1", at_one.is_ok());
-    let at_three = b_at(&mut probe, &mut probe_sim, 3);
+    let at_three = b_at(3);
     obs.check(
         "batch B goes at offset 3 because offsets count rows",
         at_three.as_ref().is_ok_and(|r| r.offset == Some(3)),
@@ -182,8 +175,10 @@ pub fn run() -> Report {
     let answers: Vec<(&str, String)> = candidates
         .iter()
         .map(|(letter, offset)| {
-            let answer = b_at(&mut committed.api.clone(), &mut Sim::fault_free(), *offset);
-            (*letter, format!("offset {offset}: {}", code(&answer)))
+            (
+                *letter,
+                format!("offset {offset}: {}", code(&b_at(*offset))),
+            )
         })
         .collect();
     let accepted = answers
