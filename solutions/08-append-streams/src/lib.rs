@@ -30,4 +30,20 @@ mod book {
             "{MATRIX} is out of date: run `BLESS=1 cargo test -p solution08-append-streams`\n{matrix}"
         );
     }
+
+    /// Chapter 8 states how many schedules the reference solution explores.
+    #[test]
+    fn the_chapter_states_the_current_schedule_counts() {
+        use crate::harness::{explore_ledger, explore_schema_rejection, explore_stale_owner};
+        let counts = [
+            explore_ledger(2).schedules,
+            explore_stale_owner(2).schedules,
+            explore_schema_rejection(2).schedules,
+        ];
+        assert_eq!(
+            counts,
+            [237, 301, 391],
+            "update the counts in book/src/08-append-streams.md"
+        );
+    }
 }

@@ -30,4 +30,16 @@ mod book {
             "{MATRIX} is out of date: run `BLESS=1 cargo test -p solution09-pending-streams`\n{matrix}"
         );
     }
+
+    /// Chapter 9 states how many schedules the reference solution explores.
+    #[test]
+    fn the_chapter_states_the_current_schedule_counts() {
+        use crate::harness::explore_batch;
+        let counts = [explore_batch(1).schedules, explore_batch(2).schedules];
+        assert_eq!(
+            counts,
+            [17, 157],
+            "update the counts in book/src/09-pending-streams.md"
+        );
+    }
 }
