@@ -9,6 +9,7 @@ pub mod predictions;
 pub mod progress;
 pub mod runner;
 pub mod scaffold;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 

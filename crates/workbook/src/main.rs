@@ -15,6 +15,7 @@ cargo labs predict N --set ID=ANSWER …   record predictions from a script
 cargo labs run N [--anyway]       run the lab: predicted against observed
 cargo labs check N                the lab's graded tests (your build phase)
 cargo labs hint N                 one more hint
+cargo labs watch [N]              re-check the lab on every save (keys: h r c n q)
 cargo labs reset N                restore the starter files (yours are backed up)
 cargo labs replay N SCENARIO TOKEN   replay one schedule and print its timeline
 cargo labs grade [--json | --classroom [--base64]] [N …]   grade every lab (or some)
@@ -66,6 +67,14 @@ fn dispatch(args: &[String]) -> Result<(), Failure> {
         ["run", lab, "--anyway"] => commands::run(&wb, wb.lab(lab)?, true),
         ["check", lab] => commands::check(&wb, wb.lab(lab)?),
         ["hint", lab] => commands::hint(&wb, wb.lab(lab)?),
+        ["watch"] => workbook::watch::watch(&wb, None),
+        ["watch", lab] => workbook::watch::watch(&wb, Some(wb.lab(lab)?)),
+        // Test support, not in the help: tests/progress_kill.rs kills this mid-write.
+        ["__record-attempts", n] => {
+            let n = n.parse().map_err(|_| Failure::input("N is a count"))?;
+            let mut out = std::io::stdout().lock();
+            Ok(wb.progress()?.record_attempts_for_kill_test(n, &mut out)?)
+        }
         ["reset", lab] => commands::reset(&wb, wb.lab(lab)?),
         ["replay", lab, scenario, token] => commands::replay(&wb, wb.lab(lab)?, scenario, token),
         ["grade", rest @ ..] => {

@@ -32,7 +32,17 @@ impl Progress {
         std::fs::create_dir_all(state_dir)
             .map_err(|e| format!("cannot create {}: {e}", state_dir.display()))?;
         let path = state_dir.join("progress.db");
+        let missing = !path.exists();
         match Self::try_open(&path) {
+            // A missing store is reported too, so the caller restores what the learner's
+            // files show (a deleted `.labs/` loses no seal).
+            Ok(progress) if missing => Ok((
+                progress,
+                Some(format!(
+                    "there was no progress store; a new one was created at {} and filled from your files",
+                    path.display()
+                )),
+            )),
             Ok(progress) => Ok((progress, None)),
             Err(problem) => {
                 let aside = aside_name(&path);
@@ -95,11 +105,48 @@ impl Progress {
         passed: usize,
         total: usize,
         detail: &str,
-    ) -> rusqlite::Result<()> {
+    ) -> rusqlite::Result<i64> {
         self.db.execute(
             "INSERT INTO attempt (lab_id, kind, at, passed, total, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![lab_id, kind, at, passed as i64, total as i64, detail],
         )?;
+        Ok(self.db.last_insert_rowid())
+    }
+
+    /// Test support for `tests/progress_kill.rs` (the hidden `cargo labs __record-attempts N`):
+    /// records `n` attempts of the lab `KILL_TEST_LAB`, one transaction each, and prints
+    /// the seq of each one after its commit, flushed. Each transaction writes two rows (the
+    /// attempt, with a detail spanning several pages, and the lab's hint counter, set to the
+    /// number of attempts), so a torn transaction would show as a mismatch.
+    pub fn record_attempts_for_kill_test(
+        &self,
+        n: u64,
+        out: &mut impl std::io::Write,
+    ) -> Result<(), String> {
+        for _ in 0..n {
+            let tx = self.db.unchecked_transaction().map_err(|e| e.to_string())?;
+            tx.execute(
+                "INSERT INTO attempt (lab_id, kind, at, passed, total, detail) VALUES (?1, 'check', ?2, 0, 0, '')",
+                params![KILL_TEST_LAB, now_utc()],
+            )
+            .map_err(|e| e.to_string())?;
+            let seq = tx.last_insert_rowid();
+            tx.execute(
+                "UPDATE attempt SET detail = ?1 WHERE seq = ?2",
+                params![kill_test_detail(seq), seq],
+            )
+            .map_err(|e| e.to_string())?;
+            tx.execute(
+                "INSERT INTO hint (lab_id, shown) VALUES (?1, (SELECT count(*) FROM attempt WHERE lab_id = ?1))
+                 ON CONFLICT (lab_id) DO UPDATE SET shown = excluded.shown",
+                [KILL_TEST_LAB],
+            )
+            .map_err(|e| e.to_string())?;
+            tx.commit().map_err(|e| e.to_string())?;
+            writeln!(out, "{seq}")
+                .and_then(|()| out.flush())
+                .map_err(|e| e.to_string())?;
+        }
         Ok(())
     }
 
@@ -144,6 +191,15 @@ impl Progress {
         )?;
         Ok(())
     }
+}
+
+/// The lab id the kill test writes under (no real lab has it).
+pub const KILL_TEST_LAB: &str = "__kill-test";
+
+/// The detail the kill test writes for attempt `seq`: about 12 KB, so one attempt spans
+/// several database pages, and each byte depends on `seq`.
+pub fn kill_test_detail(seq: i64) -> String {
+    format!("attempt {seq}: ").repeat(1_000)
 }
 
 fn aside_name(path: &Path) -> PathBuf {

@@ -1,0 +1,310 @@
+//! `cargo labs watch` driven through a pipe (line mode: a letter, then Enter), in a
+//! scratch workbook whose `cargo` is a script that prints a graded run in libtest's
+//! format: the tests see the re-check on a save, the verdict and next step, the keys, the
+//! switch to the next lab, and that quitting stops a running check. No test waits for a
+//! time to pass; each reads the output until the line it expects (a generous limit only
+//! turns a hang into a failure).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+static SCRATCH: AtomicU32 = AtomicU32::new(0);
+
+/// Stands in for `cargo test -p PACKAGE --test graded -- …`, run in the workbook's root.
+const FAKE_CARGO: &str = r#"#!/bin/sh
+echo "$*" >> cargo-calls.log
+if [ -f hang ]; then
+    echo $$ > hang.pid
+    exec sleep 600
+fi
+echo "running 2 tests"
+echo "test the_first_claim_holds ... ok"
+case "$*" in
+    *lab01-outbox*)
+        if grep -q FIXED labs/01-outbox/src/relay.rs; then
+            echo "test the_second_claim_holds ... ok"
+            exit 0
+        fi ;;
+esac
+echo "test the_second_claim_holds ... FAILED"
+echo
+echo "failures:"
+echo
+echo "---- the_second_claim_holds stdout ----"
+echo "the relay lost intent S2"
+echo "stack backtrace:"
+echo "   0: frame zero"
+echo "note: Some details are omitted"
+echo "replay: cargo labs replay 01 relay v1:0.1"
+echo
+echo "failures:"
+echo "    the_second_claim_holds"
+exit 101
+"#;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// A scratch workbook with the metadata and sources of labs 01 and 02, and a fake cargo.
+fn scratch() -> PathBuf {
+    let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
+    let root = std::env::temp_dir().join(format!("boundary-watch-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("book.toml"), "[book]\n").unwrap();
+    for lab in ["01-outbox", "02-uncertain-outcomes"] {
+        let from = repo().join("labs").join(lab);
+        let to = root.join("labs").join(lab);
+        std::fs::create_dir_all(to.join("src")).unwrap();
+        std::fs::copy(from.join("lab.toml"), to.join("lab.toml")).unwrap();
+        for file in std::fs::read_dir(from.join("src")).unwrap() {
+            let file = file.unwrap().path();
+            std::fs::copy(&file, to.join("src").join(file.file_name().unwrap())).unwrap();
+        }
+    }
+    let cargo = root.join("fake-cargo");
+    std::fs::write(&cargo, FAKE_CARGO).unwrap();
+    let chmod = Command::new("chmod")
+        .arg("+x")
+        .arg(&cargo)
+        .status()
+        .unwrap();
+    assert!(chmod.success());
+    root
+}
+
+struct Watch {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Watch {
+    fn start(root: &Path, args: &[&str]) -> Watch {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_workbook"))
+            .arg("watch")
+            .args(args)
+            .current_dir(root)
+            .env("BOUNDARY_LABS_ROOT", root)
+            .env_remove("BOUNDARY_LABS_STATE")
+            .env("CARGO", root.join("fake-cargo"))
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Watch {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Reads output until a line contains `needle`; returns the lines read since the last
+    /// call, that one included.
+    fn until(&mut self, needle: &str) -> String {
+        let start = self.seen.len();
+        loop {
+            match self.lines.recv_timeout(Duration::from_secs(120)) {
+                Ok(line) => {
+                    let done = line.contains(needle);
+                    self.seen.push(line);
+                    if done {
+                        return self.seen[start..].join("\n");
+                    }
+                }
+                Err(_) => panic!(
+                    "no line with `{needle}`; the output was:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+
+    fn key(&mut self, key: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{key}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn quit(mut self) -> String {
+        self.key("q");
+        self.until("watch ended");
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status}");
+        self.seen.join("\n")
+    }
+}
+
+#[test]
+fn a_save_rechecks_the_lab_and_the_keys_act() {
+    let root = scratch();
+    let relay = root.join("labs/01-outbox/src/relay.rs");
+    let mut watch = Watch::start(&root, &["01"]);
+
+    let first = watch.until("[1] verdict:");
+    assert!(first.contains("watching lab 01"), "{first}");
+    assert!(first.contains("labs/01-outbox/src/relay.rs"), "{first}");
+    assert!(first.contains("predictions: none yet"), "{first}");
+    assert!(
+        first.contains("[1] verdict: ✗ 1/2 graded tests pass"),
+        "{first}"
+    );
+    let next = watch.until("next:");
+    assert!(
+        next.contains("first failure: the_second_claim_holds"),
+        "{next}"
+    );
+    assert!(next.contains("the relay lost intent S2"), "{next}");
+    assert!(
+        next.contains("replay: cargo labs replay 01"),
+        "the end of the failure is kept: {next}"
+    );
+    assert!(!next.contains("frame zero"), "no backtrace: {next}");
+    assert!(
+        next.contains("next: make `the_second_claim_holds` pass"),
+        "{next}"
+    );
+
+    // A one-line change in the learner's file: a re-check, green.
+    let mut text = std::fs::read_to_string(&relay).unwrap();
+    text.push_str("// FIXED\n");
+    std::fs::write(&relay, text).unwrap();
+    let second = watch.until("[2] verdict:");
+    assert!(
+        second.contains("changed: labs/01-outbox/src/relay.rs"),
+        "{second}"
+    );
+    assert!(
+        second.contains("[2] verdict: ✓ 2/2 graded tests pass"),
+        "{second}"
+    );
+    let next = watch.until("next:");
+    assert!(next.contains("lab 01 is complete"), "{next}");
+    assert!(next.contains("n for lab 02"), "{next}");
+
+    // h: the first hint (and it is remembered, as `cargo labs hint` does).
+    watch.key("h");
+    assert!(watch.until("hint 1/").contains("hint 1/5:"));
+
+    // An unknown key lists the keys; c checks again without a change.
+    watch.key("x");
+    assert!(watch.until("unknown key `x`").contains("q quit"));
+    watch.key("c");
+    assert!(watch.until("[3] verdict:").contains("check requested"));
+
+    // n: the next lab, checked at once.
+    watch.key("n");
+    let lab2 = watch.until("[4] verdict:");
+    assert!(lab2.contains("watching lab 02"), "{lab2}");
+    assert!(
+        lab2.contains("[4] verdict: ✗ 1/2 graded tests pass"),
+        "{lab2}"
+    );
+
+    // A change to predictions.txt is read back (here: a malformed line), not graded.
+    std::fs::write(
+        root.join("labs/02-uncertain-outcomes/predictions.txt"),
+        "this is not a prediction\n",
+    )
+    .unwrap();
+    let predictions = watch.until("expected `id = answer`");
+    assert!(predictions.contains("line 1"), "{predictions}");
+
+    // r without predictions: the run's refusal is shown, and watching goes on.
+    std::fs::remove_file(root.join("labs/02-uncertain-outcomes/predictions.txt")).unwrap();
+    watch.key("r");
+    assert!(watch.until("error:").contains("Predict first"));
+
+    let all = watch.quit();
+    assert!(!all.contains("[5]"), "no check without a reason: {all}");
+
+    let calls = std::fs::read_to_string(root.join("cargo-calls.log")).unwrap();
+    let calls: Vec<&str> = calls.lines().collect();
+    assert_eq!(
+        calls[..4],
+        [
+            "test -p lab01-outbox --test graded -- --color never",
+            "test -p lab01-outbox --test graded -- --color never",
+            "test -p lab01-outbox --test graded -- --color never",
+            "test -p lab02-uncertain-outcomes --test graded -- --color never",
+        ]
+    );
+    let hints = rusqlite::Connection::open(root.join(".labs/progress.db"))
+        .unwrap()
+        .query_row("SELECT shown FROM hint WHERE lab_id = 'outbox'", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .unwrap();
+    assert_eq!(hints, 1);
+
+    // Lab 01 is graded green now, so `watch` without N starts at lab 02.
+    let mut again = Watch::start(&root, &[]);
+    assert!(again.until("watching lab").contains("watching lab 02"));
+    again.quit();
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn quitting_does_not_wait_for_a_running_check_and_stops_it() {
+    let root = scratch();
+    std::fs::write(root.join("hang"), "").unwrap();
+    let mut watch = Watch::start(&root, &["01"]);
+    watch.until("checking lab 01");
+    // Wait until the (hanging) check runs.
+    let pid_file = root.join("hang.pid");
+    let pid = loop {
+        match std::fs::read_to_string(&pid_file) {
+            Ok(pid) if pid.ends_with('\n') => break pid.trim().to_string(),
+            _ => std::thread::sleep(Duration::from_millis(10)),
+        }
+    };
+    assert!(Path::new("/proc").join(&pid).exists());
+    let out = watch.quit();
+    assert!(!out.contains("verdict:"), "{out}");
+    assert!(
+        !Path::new("/proc").join(&pid).exists(),
+        "the check's process {pid} outlived watch"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn end_of_input_quits() {
+    let root = scratch();
+    let out = Command::new(env!("CARGO_BIN_EXE_workbook"))
+        .args(["watch", "01"])
+        .env("BOUNDARY_LABS_ROOT", &root)
+        .env("CARGO", root.join("fake-cargo"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("watching lab 01"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("watch ended"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&root);
+}
