@@ -180,14 +180,15 @@ impl Sequence {
                     }
                     let _ = writeln!(
                         svg,
-                        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{stroke}\">{}</text>",
+                        // A white halo keeps a label readable where it crosses a lifeline.
+                        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{stroke}\" stroke=\"white\" stroke-width=\"4\" paint-order=\"stroke\">{}</text>",
                         (x1 + x2) / 2,
                         y - 6,
                         escape(label)
                     );
                 }
                 Step::Note { over, text } => {
-                    let w = (text.chars().count() as i32 * 7 + 16).max(60);
+                    let w = (text.chars().count() as i32 * 15 / 2 + 24).max(60);
                     // Centred over the participant, but kept inside the picture.
                     let left = (x(*over) - w / 2).clamp(4, (width - w - 4).max(4));
                     let cx = left + w / 2;
