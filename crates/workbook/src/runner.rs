@@ -4,6 +4,7 @@
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -43,7 +44,19 @@ fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
 
 /// Runs `command` in `dir`, killing its whole process group after `limit`. The wall
 /// clock is fine here: this is the CLI, not simulated code.
-pub fn run_limited(mut command: Command, dir: &Path, limit: Duration) -> std::io::Result<Finished> {
+pub fn run_limited(command: Command, dir: &Path, limit: Duration) -> std::io::Result<Finished> {
+    run_cancellable(command, dir, limit, &AtomicBool::new(false))
+}
+
+/// Like [`run_limited`], and also stops as soon as `cancel` is set (watch mode: a newer
+/// save or `q` does not wait for a check that no longer matters). A cancelled run is not
+/// a timeout.
+pub fn run_cancellable(
+    mut command: Command,
+    dir: &Path,
+    limit: Duration,
+    cancel: &AtomicBool,
+) -> std::io::Result<Finished> {
     use std::os::unix::process::CommandExt;
     command
         .current_dir(dir)
@@ -60,17 +73,19 @@ pub fn run_limited(mut command: Command, dir: &Path, limit: Duration) -> std::io
         if let Some(status) = child.try_wait()? {
             break Some(status);
         }
-        if started.elapsed() >= limit {
-            timed_out = true;
+        let cancelled = cancel.load(Ordering::SeqCst);
+        if cancelled || started.elapsed() >= limit {
+            timed_out = !cancelled;
             // The group holds cargo and the test binary it started: stop them all.
             let _ = Command::new("kill")
                 .args(["-s", "KILL", "--", &format!("-{}", child.id())])
+                .stderr(Stdio::null())
                 .status();
             let _ = child.kill();
             let _ = child.wait();
             break None;
         }
-        thread::sleep(Duration::from_millis(20));
+        thread::sleep(Duration::from_millis(10));
     };
     Ok(Finished {
         code: status.and_then(|s| s.code()),

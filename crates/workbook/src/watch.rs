@@ -18,7 +18,7 @@ use crate::Failure;
 use crate::commands::{self, Outcome, Workbook, explain_failed_run, read_predictions};
 use crate::meta::Lab;
 use crate::progress::now_utc;
-use crate::runner::{Finished, TestResult, cargo, parse_libtest};
+use crate::runner::{Finished, TestResult, cargo, parse_libtest, run_cancellable};
 use colored::Colorize;
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 /// How often the lab's files are looked at.
 const POLL: Duration = Duration::from_millis(50);
@@ -527,57 +527,4 @@ fn stty(args: &[&str]) -> Option<String> {
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-/// Like `runner::run_limited`, and also stops (kills the whole process group) as soon as
-/// `cancel` is set: a newer save or `q` does not wait for a check that no longer matters.
-fn run_cancellable(
-    mut command: Command,
-    dir: &Path,
-    limit: Duration,
-    cancel: &AtomicBool,
-) -> std::io::Result<Finished> {
-    use std::os::unix::process::CommandExt;
-    command
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let started = Instant::now();
-    let mut child = command.spawn()?;
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("piped stdout")));
-    let stderr = drain(Box::new(child.stderr.take().expect("piped stderr")));
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break Some(status);
-        }
-        let cancelled = cancel.load(Ordering::SeqCst);
-        if cancelled || started.elapsed() >= limit {
-            timed_out = !cancelled;
-            let _ = Command::new("kill")
-                .args(["-s", "KILL", "--", &format!("-{}", child.id())])
-                .stderr(Stdio::null())
-                .status();
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        thread::sleep(Duration::from_millis(10));
-    };
-    Ok(Finished {
-        code: status.and_then(|s| s.code()),
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-        timed_out,
-        seconds: started.elapsed().as_secs_f64(),
-    })
 }
