@@ -1,11 +1,12 @@
 //! Lab 08 graded suite, compiled into both the learner's crate and the reference
 //! solution. Run it with `cargo labs check 08`.
 
+use append_streams::harness::Stop;
 use append_streams::harness::{
     self, Ending, Record, SOURCE_END, Setup, crash_matrix, explore_ledger,
     explore_schema_rejection, explore_stale_owner, ledger_scenario, run_ledger,
 };
-use append_streams::ledger::{Stop, acquire_lease, advance_checkpoint, transition};
+use append_streams::ledger::{acquire_lease, advance_checkpoint, transition};
 use labkit::fault::{self, Sim, Token};
 use pretty_assertions::assert_eq;
 use rusqlite::Connection;

@@ -15,7 +15,7 @@
 //!   owner takes over and finishes the partition, and then the old process wakes up and
 //!   carries on with what it had in memory.
 
-use crate::ledger::{Stop, run_writer};
+use crate::ledger::run_writer;
 use labkit::fault::{
     self, Crash, CrashMatrix, Exploration, Fate, Glyph, Replay, Scope, Sim, Token, Verdict,
     Violation,
@@ -25,6 +25,7 @@ use rusqlite::{Connection, OpenFlags};
 use sim_writeapi::{
     AppendError, AppendResult, AppendRowsRequest, Faults, Row, StreamType, WriteApi, short,
 };
+use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The source partition of the seed's ledger.
@@ -42,6 +43,59 @@ pub const SERIALIZATION_VERSION: i64 = 1;
 // ANCHOR: schema
 /// The journal. `journal.state` is one of `PREPARED`, `SENT`, `UNKNOWN`, `CONFIRMED`,
 /// `REJECTED`, `HELD` (stopped for reconciliation); `source_first..source_end` is the batch's source range (end exclusive).
+/// Why a writer process stopped before finishing the partition.
+#[derive(Debug)]
+pub enum Stop {
+    /// The process crashed (a crash point, or while waiting for a response).
+    Crash(Crash),
+    /// The lease belongs to a newer owner epoch: this process is stale and must stop.
+    Fenced {
+        mine: i64,
+        current: i64,
+    },
+    /// The evidence does not prove what happened: stop and reconcile, do not guess.
+    Hold(String),
+    /// The process gives up; its supervisor starts a new one.
+    Retry(String),
+    Sql(rusqlite::Error),
+}
+
+impl From<Crash> for Stop {
+    fn from(crash: Crash) -> Self {
+        Stop::Crash(crash)
+    }
+}
+
+impl From<rusqlite::Error> for Stop {
+    fn from(e: rusqlite::Error) -> Self {
+        Stop::Sql(e)
+    }
+}
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stop::Crash(crash) => write!(f, "{crash}"),
+            Stop::Fenced { mine, current } => {
+                write!(f, "fenced: my epoch {mine}, the lease is at {current}")
+            }
+            Stop::Hold(reason) => write!(f, "hold for reconciliation: {reason}"),
+            Stop::Retry(reason) => write!(f, "gives up, to be restarted: {reason}"),
+            Stop::Sql(e) => write!(f, "journal error: {e}"),
+        }
+    }
+}
+
+/// The states of a journal record.
+pub mod state {
+    pub const PREPARED: &str = "PREPARED";
+    pub const SENT: &str = "SENT";
+    pub const UNKNOWN: &str = "UNKNOWN";
+    pub const CONFIRMED: &str = "CONFIRMED";
+    pub const REJECTED: &str = "REJECTED";
+    pub const HELD: &str = "HELD";
+}
+
 pub const JOURNAL_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS lease (
     partition   TEXT PRIMARY KEY,

@@ -15,65 +15,13 @@
 //! stale owner changes nothing, under every schedule in the graded scope. Grade it with
 //! `cargo labs check 08`.
 
+use crate::harness::state::*;
 use crate::harness::{
-    MAX_BATCH_ROWS, PARTITION, SERIALIZATION_VERSION, SOURCE_END, SOURCE_FIRST, TABLE, Writer,
-    fingerprint,
+    MAX_BATCH_ROWS, PARTITION, SERIALIZATION_VERSION, SOURCE_END, SOURCE_FIRST, Stop, TABLE,
+    Writer, fingerprint,
 };
-use labkit::fault::Crash;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use sim_writeapi::{Code, Row};
-use std::fmt;
-
-/// Why a writer process stopped before finishing the partition.
-#[derive(Debug)]
-pub enum Stop {
-    /// The process crashed (a crash point, or while waiting for a response).
-    Crash(Crash),
-    /// The lease belongs to a newer owner epoch: this process is stale and must stop.
-    Fenced {
-        mine: i64,
-        current: i64,
-    },
-    /// The evidence does not prove what happened: stop and reconcile, do not guess.
-    Hold(String),
-    /// The process gives up; its supervisor starts a new one.
-    Retry(String),
-    Sql(rusqlite::Error),
-}
-
-impl From<Crash> for Stop {
-    fn from(crash: Crash) -> Self {
-        Stop::Crash(crash)
-    }
-}
-
-impl From<rusqlite::Error> for Stop {
-    fn from(e: rusqlite::Error) -> Self {
-        Stop::Sql(e)
-    }
-}
-
-impl fmt::Display for Stop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Stop::Crash(crash) => write!(f, "{crash}"),
-            Stop::Fenced { mine, current } => {
-                write!(f, "fenced: my epoch {mine}, the lease is at {current}")
-            }
-            Stop::Hold(reason) => write!(f, "hold for reconciliation: {reason}"),
-            Stop::Retry(reason) => write!(f, "gives up, to be restarted: {reason}"),
-            Stop::Sql(e) => write!(f, "journal error: {e}"),
-        }
-    }
-}
-
-/// The states of a journal record.
-pub const PREPARED: &str = "PREPARED";
-pub const SENT: &str = "SENT";
-pub const UNKNOWN: &str = "UNKNOWN";
-pub const CONFIRMED: &str = "CONFIRMED";
-pub const REJECTED: &str = "REJECTED";
-pub const HELD: &str = "HELD";
 
 // ANCHOR: lease
 /// Takes the partition's lease: a compare-and-swap that bumps the owner epoch by one and
