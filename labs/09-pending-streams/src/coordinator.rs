@@ -15,44 +15,8 @@
 //! service holds, under every schedule in the graded scope. Grade it with
 //! `cargo labs check 09`.
 
-use crate::harness::{BATCH, Coordinator, RANGES, source_rows};
-use labkit::fault::Crash;
+use crate::harness::{BATCH, Coordinator, RANGES, Stop, source_rows};
 use rusqlite::params;
-use std::fmt;
-
-/// Why a coordinator process stopped before the batch was committed and recorded.
-#[derive(Debug)]
-pub enum Stop {
-    Crash(Crash),
-    /// The evidence does not allow a safe next step: stop and reconcile.
-    Hold(String),
-    /// The process gives up; its supervisor starts a new one.
-    Retry(String),
-    Sql(rusqlite::Error),
-}
-
-impl From<Crash> for Stop {
-    fn from(crash: Crash) -> Self {
-        Stop::Crash(crash)
-    }
-}
-
-impl From<rusqlite::Error> for Stop {
-    fn from(e: rusqlite::Error) -> Self {
-        Stop::Sql(e)
-    }
-}
-
-impl fmt::Display for Stop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Stop::Crash(crash) => write!(f, "{crash}"),
-            Stop::Hold(reason) => write!(f, "hold for reconciliation: {reason}"),
-            Stop::Retry(reason) => write!(f, "gives up, to be restarted: {reason}"),
-            Stop::Sql(e) => write!(f, "journal error: {e}"),
-        }
-    }
-}
 
 // ANCHOR: run_coordinator
 /// One coordinator process: write every worker's range into a pending stream, finalize

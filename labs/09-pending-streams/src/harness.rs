@@ -11,7 +11,7 @@
 //!   at any [`Coordinator::step`] or while it waits for a response. After a crash a new
 //!   process starts with only the journal; after three processes the faults stop.
 
-use crate::coordinator::{Stop, run_coordinator};
+use crate::coordinator::run_coordinator;
 use labkit::fault::{
     self, Crash, CrashMatrix, Exploration, Fate, Glyph, Replay, Scope, Sim, Token, Verdict,
     Violation,
@@ -22,7 +22,42 @@ use sim_writeapi::{
     AppendError, AppendResult, AppendRowsRequest, BatchCommitWriteStreamsResponse, Faults, Row,
     Status, StreamType, WriteApi, WriteStream, short,
 };
+use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why a coordinator process stopped before the batch was committed and recorded.
+#[derive(Debug)]
+pub enum Stop {
+    Crash(Crash),
+    /// The evidence does not allow a safe next step: stop and reconcile.
+    Hold(String),
+    /// The process gives up; its supervisor starts a new one.
+    Retry(String),
+    Sql(rusqlite::Error),
+}
+
+impl From<Crash> for Stop {
+    fn from(crash: Crash) -> Self {
+        Stop::Crash(crash)
+    }
+}
+
+impl From<rusqlite::Error> for Stop {
+    fn from(e: rusqlite::Error) -> Self {
+        Stop::Sql(e)
+    }
+}
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stop::Crash(crash) => write!(f, "{crash}"),
+            Stop::Hold(reason) => write!(f, "hold for reconciliation: {reason}"),
+            Stop::Retry(reason) => write!(f, "gives up, to be restarted: {reason}"),
+            Stop::Sql(e) => write!(f, "journal error: {e}"),
+        }
+    }
+}
 
 /// The destination table.
 pub const TABLE: &str = "daily";
