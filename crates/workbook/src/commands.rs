@@ -561,7 +561,14 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Outcome {
     let passed = results.iter().filter(|r| r.passed).count();
     for r in results.iter().filter(|r| !r.passed) {
         println!("\n{} {}", "failed:".red().bold(), r.name.bold());
-        println!("{}", r.output.trim_end());
+        let colour = colored::control::SHOULD_COLORIZE.should_colorize();
+        for line in runner::clean_failure(&r.output) {
+            if colour {
+                println!("{line}");
+            } else {
+                println!("{}", runner::strip_ansi(line));
+            }
+        }
     }
     let _ = progress.record_attempt(&lab.meta.id, "check", &now_utc(), passed, results.len(), "");
     println!(

@@ -18,7 +18,7 @@ use crate::Failure;
 use crate::commands::{self, Outcome, Workbook, explain_failed_run, read_predictions};
 use crate::meta::Lab;
 use crate::progress::now_utc;
-use crate::runner::{Finished, TestResult, cargo, parse_libtest, run_cancellable};
+use crate::runner::{self, Finished, TestResult, cargo, parse_libtest, run_cancellable};
 use colored::Colorize;
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -422,25 +422,7 @@ impl Session<'_> {
 /// A failing test's output without the stack backtrace, at most `FAILURE_LINES` lines
 /// (the end is kept: that is where a timeline explains itself and prints its replay line).
 fn print_failure(output: &str, n: &str) {
-    let mut lines = Vec::new();
-    let mut in_backtrace = false;
-    for line in output.lines() {
-        if line.starts_with("stack backtrace:") {
-            in_backtrace = true;
-        } else if in_backtrace && line.starts_with("note: ") {
-            in_backtrace = false;
-            continue;
-        }
-        if !in_backtrace {
-            lines.push(line);
-        }
-    }
-    while lines.first().is_some_and(|l| l.trim().is_empty()) {
-        lines.remove(0);
-    }
-    while lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
-    }
+    let mut lines = runner::clean_failure(output);
     if lines.len() > FAILURE_LINES {
         let skipped = lines.len() - FAILURE_LINES;
         println!("  … {skipped} lines above (all of it: `cargo labs check {n}`)");
