@@ -36,21 +36,31 @@ impl Workbook {
     pub fn progress(&self) -> Result<Progress, Failure> {
         let (progress, note) = Progress::open(&self.state)?;
         if let Some(note) = note {
-            eprintln!("{} {note}", "note:".yellow().bold());
-            self.rebuild(&progress);
+            let restored = self.rebuild(&progress);
+            // A fresh clone has no store and nothing to restore: nothing worth saying.
+            if restored > 0 || !note.starts_with("there was no progress store") {
+                eprintln!(
+                    "{} {note} ({restored} prediction seal(s) restored)",
+                    "note:".yellow().bold()
+                );
+            }
         }
         Ok(progress)
     }
 
     /// Restores what the learner's files prove: the seals written into predictions.txt.
-    fn rebuild(&self, progress: &Progress) {
+    /// Returns how many seals it restored.
+    fn rebuild(&self, progress: &Progress) -> usize {
+        let mut restored = 0;
         for lab in &self.labs {
             if let Ok(Some(p)) = read_predictions(lab)
                 && let Some(seal) = &p.seal
+                && progress.record_seal(&lab.meta.id, &seal.at, &seal.hash).is_ok()
             {
-                let _ = progress.record_seal(&lab.meta.id, &seal.at, &seal.hash);
+                restored += 1;
             }
         }
+        restored
     }
 }
 
