@@ -55,7 +55,9 @@ impl Workbook {
         for lab in &self.labs {
             if let Ok(Some(p)) = read_predictions(lab)
                 && let Some(seal) = &p.seal
-                && progress.record_seal(&lab.meta.id, &seal.at, &seal.hash).is_ok()
+                && progress
+                    .record_seal(&lab.meta.id, &seal.at, &seal.hash)
+                    .is_ok()
             {
                 restored += 1;
             }
