@@ -245,8 +245,22 @@ const PALETTE: [&str; 6] = [
 impl BarChart {
     pub fn to_svg(&self) -> String {
         let (left, top, plot_h) = (70, 50, 260);
-        let group = 24 * self.series.len().max(1) as i32 + 18;
-        let plot_w = group * self.categories.len().max(1) as i32;
+        // Bars narrow (down to 4 px) so that many categories still fit about 720 px: a
+        // wider picture would be scaled down on the page until its labels are unreadable.
+        let series = self.series.len().max(1) as i32;
+        let categories = self.categories.len().max(1) as i32;
+        let bar = ((720 / categories - 10) / series - 4).clamp(4, 20);
+        let step = bar + 4;
+        let group = step * series + 10;
+        let plot_w = group * categories;
+        // Label every k-th category when the labels would overlap.
+        let widest = self
+            .categories
+            .iter()
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(1) as i32;
+        let label_every = ((widest * 7 + 6) / group + 1).max(1) as usize;
         let width = left + plot_w + 180;
         let height = top + plot_h + 70;
         let max = self
@@ -255,6 +269,7 @@ impl BarChart {
             .flat_map(|(_, v)| v.iter().copied())
             .fold(0.0_f64, f64::max)
             .max(1e-9);
+        let max = nice_axis_top(max);
         let mut svg = String::new();
         let _ = writeln!(
             svg,
@@ -284,26 +299,28 @@ impl BarChart {
             escape(&self.y_label)
         );
         for (c, category) in self.categories.iter().enumerate() {
-            let gx = left + group * c as i32 + 9;
+            let gx = left + group * c as i32 + 5;
             for (s, (_, values)) in self.series.iter().enumerate() {
                 let value = values.get(c).copied().unwrap_or(0.0);
                 let h = (plot_h as f64 * value / max).round() as i32;
                 let _ = writeln!(
                     svg,
-                    "<rect x=\"{}\" y=\"{}\" width=\"20\" height=\"{h}\" fill=\"{}\"><title>{}</title></rect>",
-                    gx + 24 * s as i32,
+                    "<rect x=\"{}\" y=\"{}\" width=\"{bar}\" height=\"{h}\" fill=\"{}\"><title>{}</title></rect>",
+                    gx + step * s as i32,
                     base - h,
                     PALETTE[s % PALETTE.len()],
                     format_value(value)
                 );
             }
-            let _ = writeln!(
-                svg,
-                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-                gx + group / 2 - 9,
-                base + 16,
-                escape(category)
-            );
+            if c % label_every == 0 {
+                let _ = writeln!(
+                    svg,
+                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                    gx + (group - 10) / 2,
+                    base + 16,
+                    escape(category)
+                );
+            }
         }
         for (s, (name, _)) in self.series.iter().enumerate() {
             let y = top + 18 * s as i32;
@@ -321,6 +338,19 @@ impl BarChart {
         svg.push_str("</svg>\n");
         svg
     }
+}
+
+/// The top of a value axis with four ticks: four times a round step (1, 2, 2.5 or 5 times a
+/// power of ten), so the tick labels are round numbers.
+fn nice_axis_top(max: f64) -> f64 {
+    let raw_step = max / 4.0;
+    let magnitude = 10f64.powf(raw_step.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|&step| step >= raw_step - 1e-9)
+        .unwrap_or(10.0 * magnitude);
+    step * 4.0
 }
 
 fn format_value(value: f64) -> String {
@@ -377,6 +407,14 @@ mod tests {
         assert!(svg.starts_with("<svg"));
         assert!(svg.contains("INSERT &lt;order&gt;"));
         assert_eq!(svg.matches("<rect x=").count(), 3, "two boxes and one note");
+    }
+
+    #[test]
+    fn the_value_axis_ends_on_a_round_number() {
+        assert_eq!(nice_axis_top(77.0), 80.0);
+        assert_eq!(nice_axis_top(400.0), 400.0);
+        assert_eq!(nice_axis_top(0.28), 0.4);
+        assert_eq!(nice_axis_top(9.0), 10.0);
     }
 
     #[test]
