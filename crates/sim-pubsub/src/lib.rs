@@ -77,8 +77,8 @@ pub const SERVICE_AGENT: &str =
     "serviceAccount:service-123456789@gcp-sa-pubsub.iam.gserviceaccount.com";
 pub const ROLE_PUBLISHER: &str = "roles/pubsub.publisher";
 pub const ROLE_SUBSCRIBER: &str = "roles/pubsub.subscriber";
-/// How long, in seconds, pulls after a seek may still see the state before it ("it can
-/// take up to about a minute").
+/// How long, in seconds, pulls after a seek may still see the state before it. The page
+/// says delivery is eventually consistent with a seek; the 60 s bound is the lab's choice.
 pub const SEEK_SETTLE_SECONDS: u64 = 60;
 /// The default of `message_retention_duration`: seven days, in seconds.
 pub const SEVEN_DAYS: u64 = 7 * 24 * 3600;

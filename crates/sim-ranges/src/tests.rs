@@ -82,9 +82,11 @@ fn monotonically_increasing_first_key_part_sends_every_insert_to_the_last_split(
 #[test]
 fn a_decreasing_first_key_part_sends_every_insert_to_the_first_split() {
     // https://cloud.google.com/spanner/docs/schema-design
-    // (Paraphrased) Reversing the order of the timestamp column does not solve the
-    // problem: every write is then inserted at the top of the table instead, which
-    // still sends all inserts to a single server.
+    // "A common cause of hotspots is using a key that monotonically increases or
+    // decreases, such as a timestamp. Monotonic keys cause all new entries to write to
+    // the same range of your key space." A descending timestamp is a decreasing key, so
+    // every insert goes to the start of the key space. (The wording "inserted at the top
+    // of the table" could not be found on the current page, so it is not quoted.)
     let mut table = Table::new("Orders");
     for i in 0..80 {
         table
@@ -206,10 +208,13 @@ fn more_servers_do_not_spread_a_single_hot_split() {
 
 #[test]
 fn load_based_splitting_of_a_monotonic_hotspot_makes_a_new_hot_split() {
-    // https://cloud.google.com/spanner/docs/schema-design
-    // (Paraphrased) When the last split grows and Spanner creates a new split, it adds
-    // the subsequent new rows to that new split, and the server assigned to it becomes
-    // the new potential hotspot.
+    // https://cloud.google.com/spanner/docs/introspection/hot-split-statistics
+    // (Paraphrased) Spanner might use load-based splitting to spread the load across the
+    // key space, but because of anti-patterns in the application it might not balance the
+    // load even after several attempts at splitting.
+    // Not a quote, the lab's reading for a monotonic key (the current schema-design page
+    // does not say it in these words): after a cut, every new row lands past the new split
+    // point, so the new last split is the next hot one.
     let mut table = timestamp_first(80, 4);
     let mut next = 80;
     let mut insert_batch = |table: &mut Table| {

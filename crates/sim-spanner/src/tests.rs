@@ -137,8 +137,11 @@ fn deadline_exceeded_on_commit_is_neither_rollback_nor_success() {
     // https://cloud.google.com/ruby/docs/reference/google-cloud-errors/latest/Google-Cloud-DeadlineExceededError
     // "For operations that change the state of the system, this error may be returned
     // even if the operation has completed successfully."
-    // https://cloud.google.com/spanner/docs/error-codes (DEADLINE_EXCEEDED, recommended
-    // action; paraphrased): the same warning, for Spanner's state-changing operations.
+    // https://cloud.google.com/spanner/docs/error-codes: "Google APIs, including Spanner,
+    // use the canonical error codes defined by google.rpc.Code", whose DEADLINE_EXCEEDED
+    // carries the same warning (e.g. gax's DeadlineExceededException: "For operations that
+    // change the state of the system, this error may be returned even if the operation has
+    // completed successfully.").
     let outcome = |path: &[usize]| {
         on_schedule(path, |sim| {
             let mut db = Database::new();

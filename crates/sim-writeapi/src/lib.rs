@@ -15,7 +15,8 @@
 //!   committed type), <https://cloud.google.com/bigquery/docs/write-api-batch> (pending
 //!   type, time limits), <https://cloud.google.com/bigquery/docs/write-api-best-practices>
 //!   (one connection per created stream, offsets),
-//!   <https://cloud.google.com/bigquery/quotas#write-api-limits> (request size).
+//!   <https://cloud.google.com/bigquery/quotas#write-api-limits> (quotas); the request size
+//!   limit is from the RPC reference's AppendRowsRequest.
 //!
 //! # Simplifications (say them in the chapter too)
 //!
@@ -52,8 +53,9 @@ pub const HOUR: u64 = 3600;
 pub const FINALIZED_BUFFER_LIMIT: u64 = 4 * HOUR;
 /// "Pending streams must be committed within 24 hours." (write-api-batch)
 pub const PENDING_COMMIT_LIMIT: u64 = 24 * HOUR;
-/// The AppendRows request size limit: 20 MB in the current quotas table (older revisions of
-/// storage.proto said 10 MB; the lab only needs "there is a hard ceiling").
+/// The AppendRows request size limit. The published RPC reference (AppendRowsRequest) says
+/// "The size of a single AppendRowsRequest must be less than 20 MB in size"; older
+/// revisions of storage.proto said 10 MB. The lab only needs "there is a hard ceiling".
 pub const MAX_REQUEST_BYTES: u64 = 20 * 1000 * 1000;
 /// The special stream every table has.
 pub const DEFAULT_STREAM: &str = "_default";

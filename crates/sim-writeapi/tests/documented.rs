@@ -266,9 +266,11 @@ fn corrupted_rows_append_none_of_the_request_and_report_row_errors() {
     assert_eq!(repaired.offset, Some(0));
 }
 
-// https://cloud.google.com/bigquery/quotas#write-api-limits lists the maximum AppendRows
-// request size; storage.proto: "Requests larger than this return an error, typically
-// INVALID_ARGUMENT."
+// AppendRowsRequest in the published RPC reference
+// (https://cloud.google.com/bigquery/docs/reference/storage/rpc/google.cloud.bigquery.storage.v1):
+// "The size of a single AppendRowsRequest must be less than 20 MB in size. Requests larger
+// than this return an error, typically INVALID_ARGUMENT." (Older storage.proto revisions
+// said 10 MB.)
 #[test]
 fn a_request_over_the_size_limit_is_rejected_and_appends_nothing() {
     let mut sim = Sim::fault_free();
