@@ -219,7 +219,9 @@ fn already_exists_does_not_compare_the_payload() {
     assert_eq!(other.status.code, Code::AlreadyExists);
 }
 
-// write-api (overview) / the seed: "Exactly-once semantics are within a stream": a new
+// https://cloud.google.com/bigquery/docs/write-api (overview): the API "never writes two
+// messages that have the same offset within a stream, if the client provides stream
+// offsets" (the seed says it shorter: "Exactly-once semantics are within a stream"). A new
 // stream S2 starts at offset 0, so replaying the same rows there is a new, valid write.
 #[test]
 fn a_new_stream_at_offset_zero_accepts_the_same_rows_again() {
