@@ -680,6 +680,11 @@ The receiver of the observe phase applies whatever arrives:
 
 Record your answers with `cargo labs predict @NN@`, then `cargo labs run @NN@`.
 
+### What the run shows
+
+Say here what the run observed, after the predictions, never before them: which claims
+held, which misconceptions did not, and what that means for the boundary.
+
 ## The build phase
 
 The harness sends every message until it sees a response, and may crash before a retry:
@@ -696,10 +701,18 @@ You write the receiver in `labs/@SLUG@/src/receiver.rs`:
 
 `cargo labs check @NN@` explores every schedule with up to two lost responses or crashes.
 
+## Simplifications
+
+- Say where the simulator departs from the real service, and why the lab still holds.
+
 ## Acceptance criteria for a real system
 
 - Every effect carries an identity chosen before the first attempt.
 - The receiver records the identity in the same transaction as the effect.
+
+## References
+
+- The documentation page behind every behaviour the lab models.
 "#;
 
 #[cfg(test)]
