@@ -164,7 +164,7 @@ pub fn list(wb: &Workbook) -> Outcome {
 
 /// `cargo labs predict N [--set id=answer]…`: records predictions, interactively or from
 /// arguments. Never loses what the file held: a changed file is backed up first.
-pub fn predict(wb: &Workbook, lab: &Lab, sets: &[String]) -> Outcome {
+pub fn predict(_wb: &Workbook, lab: &Lab, sets: &[String]) -> Outcome {
     let path = lab.predictions_path();
     let existing = read_predictions(lab)?;
     let mut answers: BTreeMap<String, Answer> = existing
@@ -178,8 +178,27 @@ pub fn predict(wb: &Workbook, lab: &Lab, sets: &[String]) -> Outcome {
             "note:".yellow().bold()
         );
     }
+    // Writes the file; the first write keeps a backup of what the learner had written.
+    let mut first_write = true;
+    let mut save = |answers: &BTreeMap<String, Answer>| -> Outcome {
+        let text = predictions::render(lab, answers, seal.as_ref());
+        if std::mem::take(&mut first_write) && path.exists() {
+            let old = std::fs::read_to_string(&path).unwrap_or_default();
+            // An untouched template (written by `run`) holds nothing of the learner's.
+            let untouched = old == predictions::render(lab, &BTreeMap::new(), None);
+            if old != text && !untouched {
+                let saved = backup(&path).map_err(|e| {
+                    Failure::input(format!("cannot back up {}: {e}", path.display()))
+                })?;
+                println!("your previous file is kept as {}", saved.display());
+            }
+        }
+        write_atomically(&path, &text)
+            .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))
+    };
     if sets.is_empty() {
-        ask(lab, &mut answers)?;
+        // Every answer is saved as soon as it is given: quitting half-way loses nothing.
+        ask(lab, &mut answers, &mut save)?;
     } else {
         for set in sets {
             let (id, value) = set
@@ -193,20 +212,7 @@ pub fn predict(wb: &Workbook, lab: &Lab, sets: &[String]) -> Outcome {
             answers.extend(parsed.answers);
         }
     }
-    let text = predictions::render(lab, &answers, seal.as_ref());
-    if path.exists() {
-        let old = std::fs::read_to_string(&path).unwrap_or_default();
-        // An untouched template (written by `run`) holds nothing of the learner's.
-        let untouched = old == predictions::render(lab, &BTreeMap::new(), None);
-        if old != text && !untouched {
-            let saved = backup(&path)
-                .map_err(|e| Failure::input(format!("cannot back up {}: {e}", path.display())))?;
-            println!("your previous file is kept as {}", saved.display());
-        }
-    }
-    write_atomically(&path, &text)
-        .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
-    let _ = wb;
+    save(&answers)?;
     println!(
         "{} {}/{} predictions in {}",
         "saved".green().bold(),
@@ -218,7 +224,11 @@ pub fn predict(wb: &Workbook, lab: &Lab, sets: &[String]) -> Outcome {
     Ok(())
 }
 
-fn ask(lab: &Lab, answers: &mut BTreeMap<String, Answer>) -> Outcome {
+fn ask(
+    lab: &Lab,
+    answers: &mut BTreeMap<String, Answer>,
+    save: &mut dyn FnMut(&BTreeMap<String, Answer>) -> Outcome,
+) -> Outcome {
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();
     let mut lines = stdin.lock().lines();
@@ -264,6 +274,7 @@ fn ask(lab: &Lab, answers: &mut BTreeMap<String, Answer>) -> Outcome {
                 _ => println!("  answer `holds` (h) or `fails` (f)"),
             }
         }
+        save(answers)?;
     }
     for q in &lab.meta.questions {
         let current = answers.get(&q.id).map(Answer::show).unwrap_or("?".into());
@@ -291,6 +302,7 @@ fn ask(lab: &Lab, answers: &mut BTreeMap<String, Answer>) -> Outcome {
             let letters: Vec<&str> = q.options.keys().map(String::as_str).collect();
             println!("  answer one of {}", letters.join(", "));
         }
+        save(answers)?;
     }
     Ok(())
 }

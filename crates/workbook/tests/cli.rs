@@ -268,3 +268,40 @@ fn reset_without_the_published_version_changes_nothing() {
     );
     assert_eq!(std::fs::read_to_string(&relay).unwrap(), "// my work\n");
 }
+
+#[test]
+fn answers_typed_at_the_prompt_are_saved_one_by_one_so_a_kill_loses_nothing() {
+    use std::io::Write;
+    let root = scratch();
+    let path = root.join("labs/01-outbox/predictions.txt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_workbook"))
+        .args(["predict", "01"])
+        .env("BOUNDARY_LABS_ROOT", &root)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "holds").unwrap();
+    writeln!(stdin, "fails").unwrap();
+    stdin.flush().unwrap();
+    // Wait (bounded) until both answers are on disk, then kill the learner's session.
+    let mut saved = String::new();
+    for _ in 0..500 {
+        saved = std::fs::read_to_string(&path).unwrap_or_default();
+        if saved.contains("aborted-database-row-absent = fails") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert!(after.contains("unsafe-attempt-aborts = holds"), "{saved}");
+    assert!(
+        after.contains("aborted-database-row-absent = fails"),
+        "{saved}"
+    );
+    assert!(after.contains("external-effect-survives-rollback = ?"));
+}
