@@ -30,12 +30,7 @@ fn the_replay_records_its_run_and_completes_only_when_done() {
 
 #[test]
 fn the_replay_holds_every_invariant_under_two_faults() {
-    let exploration = explore_replay(2, &ALL_REPLAY_INVARIANTS);
-    exploration.assert_ok();
-    assert!(
-        exploration.per_level[2] > 0,
-        "two-fault schedules were explored"
-    );
+    explore_replay(2, &ALL_REPLAY_INVARIANTS).assert_ok_reaching(2);
 }
 
 #[test]
@@ -45,20 +40,12 @@ fn the_fault_free_run_sends_five_reminders() {
 
 #[test]
 fn exactly_five_reminders_under_every_schedule_with_two_faults() {
-    let exploration = explore_reminders(2);
-    exploration.assert_ok();
-    assert!(
-        exploration.per_level[2] > 0,
-        "two-fault schedules were explored"
-    );
+    explore_reminders(2).assert_ok_reaching(2);
 }
 
 #[test]
 fn every_schedule_replays_identically() {
-    let sample: Vec<Token> = ["v1:", "v1:1", "v1:0.1", "v1:0.0.1.0.1", "v1:0.0.0.0.0.1"]
-        .iter()
-        .map(|t| Token::parse(t).unwrap())
-        .collect();
+    let sample = Token::parse_all(&["v1:", "v1:1", "v1:0.1", "v1:0.0.1.0.1", "v1:0.0.0.0.0.1"]);
     let replay =
         fault::check_determinism(&sample, |sim| replay_scenario(sim, &ALL_REPLAY_INVARIANTS));
     assert_eq!(replay, Ok(sample.len()));

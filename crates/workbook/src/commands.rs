@@ -813,5 +813,3 @@ pub fn book(wb: &Workbook, mode: Option<&str>) -> Outcome {
         )),
     }
 }
-
-pub use runner::TestResult as GradedTest;

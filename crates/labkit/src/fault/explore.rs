@@ -52,6 +52,15 @@ impl Token {
         Token(path)
     }
 
+    /// Parses a list of token literals (a graded suite's determinism sample); a malformed
+    /// literal is a bug in the suite, so it panics with the parse error.
+    pub fn parse_all(texts: &[&str]) -> Vec<Token> {
+        texts
+            .iter()
+            .map(|t| Token::parse(t).unwrap_or_else(|e| panic!("{e}")))
+            .collect()
+    }
+
     pub fn parse(text: &str) -> Result<Token, String> {
         let body = text
             .trim()
@@ -145,6 +154,17 @@ impl Exploration {
         if let Some(failure) = &self.failure {
             panic!("\n{failure}\n");
         }
+    }
+
+    /// [`Exploration::assert_ok`], and proves the exploration reached schedules with
+    /// `faults` faults (a scope whose code never offers that many choices proves little).
+    pub fn assert_ok_reaching(&self, faults: usize) {
+        self.assert_ok();
+        assert!(
+            self.per_level.get(faults).is_some_and(|&n| n > 0),
+            "no schedule with {faults} faults was explored (per fault count: {:?})",
+            self.per_level
+        );
     }
 }
 

@@ -161,9 +161,17 @@ fn one_fault_schedules_are_one_plus_crash_points_plus_twice_the_three_way_calls(
 
 #[test]
 fn a_correct_relay_survives_every_schedule_with_two_faults() {
-    let result = explore(scope(2), scenario(Bug::None));
-    result.assert_ok();
-    assert!(result.per_level[2] > 0);
+    explore(scope(2), scenario(Bug::None)).assert_ok_reaching(2);
+}
+
+#[test]
+#[should_panic(expected = "no schedule with 3 faults was explored")]
+fn an_exploration_that_never_reaches_its_fault_budget_is_reported() {
+    explore(scope(3), |sim: &mut Sim| {
+        sim.choose("only", &["a", "b"]);
+        Ok(())
+    })
+    .assert_ok_reaching(3);
 }
 
 #[test]
@@ -268,6 +276,10 @@ fn tokens_round_trip_and_reject_garbage() {
     assert_eq!(token.to_string(), "v1:0.2.0.1");
     assert_eq!(Token::parse("v1:0.2.0.1"), Ok(token));
     assert_eq!(Token::parse("v1:"), Ok(Token(vec![])));
+    assert_eq!(
+        Token::parse_all(&["v1:", "v1:2"]),
+        vec![Token(vec![]), Token(vec![2])]
+    );
     assert!(Token::parse("0.1").is_err());
     assert!(Token::parse("v1:0.x").is_err());
 }
