@@ -5,17 +5,24 @@ use file_sets::harness::{Scenario, explore_scenario, run_scenario};
 use labkit::fault::{self, Token};
 use pretty_assertions::assert_eq;
 
+// The graded tests, in the order they are reported (see `labkit::graded`).
+labkit::graded_suite![
+    the_fault_free_publication_is_accepted_and_reported,
+    no_consumer_reports_from_an_incomplete_or_mixed_set,
+    a_crashed_publication_can_be_abandoned_without_a_dangling_manifest,
+    only_the_publisher_identity_changes_the_manifest,
+    every_schedule_replays_identically,
+];
+
 /// The exploration bound of every graded scenario: two faults (a switch to the other
 /// actor, a crash of the publisher, or both).
 const FAULTS: usize = 2;
 
-#[test]
 fn the_fault_free_publication_is_accepted_and_reported() {
     explore_scenario(Scenario::Publish, 0).assert_ok();
     explore_scenario(Scenario::Consume, 0).assert_ok();
 }
 
-#[test]
 fn no_consumer_reports_from_an_incomplete_or_mixed_set() {
     for scenario in [Scenario::Publish, Scenario::Consume] {
         let exploration = explore_scenario(scenario, FAULTS);
@@ -29,17 +36,14 @@ fn no_consumer_reports_from_an_incomplete_or_mixed_set() {
     }
 }
 
-#[test]
 fn a_crashed_publication_can_be_abandoned_without_a_dangling_manifest() {
     explore_scenario(Scenario::Abandon, FAULTS).assert_ok();
 }
 
-#[test]
 fn only_the_publisher_identity_changes_the_manifest() {
     explore_scenario(Scenario::Analyst, FAULTS).assert_ok();
 }
 
-#[test]
 fn every_schedule_replays_identically() {
     let sample = Token::parse_all(&["v1:", "v1:1", "v1:0.0.1", "v1:0.1.0.1", "v1:0.0.0.0.1.1"]);
     for scenario in Scenario::ALL {

@@ -8,10 +8,13 @@
 //!   uncertain calls and the exploration drivers.
 //! * [`figure`] draws the book's sequence diagrams and charts as SVG.
 //! * [`lab_main`] is the command line every lab binary shares.
+//! * [`graded`] is the harness of every graded suite (`graded_suite!`): one process per
+//!   test, and a result line no code under test can forge.
 
 mod cli;
 pub mod fault;
 pub mod figure;
+pub mod graded;
 pub mod hash;
 mod report;
 

@@ -1,384 +1,633 @@
-//! `cargo labs grade`: every lab graded on its own. A lab that does not compile, panics or
-//! hangs loses its own points only. Formats: text, JSON, and the GitHub Classroom
-//! autograding result (`{version: 1, status, max_score, tests: [...]}`), optionally
-//! base64-encoded as the Classroom reporter reads it.
+//! Grades: the typed model every format is written from, and the grading of one workbook
+//! tree (the learner's own, or a scratch tree in `grade-class`).
+//!
+//! The JSON format is this module's structs, serialized (`version` 2); the teacher's
+//! chapter of the book documents each field. The GitHub Classroom format
+//! (`{version: 1, status, max_score, tests: [...]}`) is written from the same structs.
 
-use crate::Failure;
-use crate::commands::{Workbook, compare, graded, observe, read_predictions};
-use crate::meta::Lab;
-use crate::predictions::Predictions;
-use labkit::{ObservedAnswer, ObservedCheck, Report};
-use serde_json::{Value, json};
+use crate::compile::{self, Artifact, BuildEnv, BuildProblem, Built};
+use crate::meta::{Lab, graded_test_names};
+use crate::predictions::{Answer, Predictions, Seal};
+use crate::settings::{PredictionMode, Settings};
+use crate::suite::{self, SuiteEnv, SuiteRun};
+use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
 
-/// The git blob id of a file as it is now (what `git hash-object` prints).
-pub fn git_blob(root: &Path, path: &str) -> Result<String, String> {
-    let out = std::process::Command::new("git")
-        .args(["hash-object", "--no-filters", path])
-        .current_dir(root)
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+/// The version of the JSON grade format.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// A whole grade: every lab of one learner.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Grade {
+    pub version: u32,
+    pub workbook: String,
+    /// The learner (the submission folder's name), in a class grade.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learner: Option<String>,
+    pub labs: Vec<LabGrade>,
+    pub points: f64,
+    pub max_points: f64,
 }
 
-/// The published files (graded suite, harness, …) that differ from their published
-/// version. Learner files are expected to differ and are not listed.
-pub fn changed_published_files(root: &Path, lab: &Lab) -> Vec<String> {
-    let learner: Vec<String> = lab
-        .meta
-        .learner_files
-        .iter()
-        .map(|f| format!("labs/{}/{f}", lab.slug()))
-        .collect();
-    lab.meta
-        .published
-        .iter()
-        .filter(|(path, _)| !learner.contains(path))
-        .filter(|(path, blob)| git_blob(root, path).ok().as_deref() != Some(blob.as_str()))
-        .map(|(path, _)| path.clone())
-        .collect()
+/// How far a lab got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LabStatus {
+    /// Its graded tests ran (some may have failed).
+    Ran,
+    /// It does not compile.
+    CompileError,
+    /// Its graded run did not finish within its time limit.
+    Timeout,
+    /// Its lab.toml could not be read.
+    BrokenMetadata,
+    /// Anything else that stopped it (a build that could not start, …).
+    Error,
 }
 
-/// The report the answer keys describe: used to score predictions when the learner's
-/// lab cannot run (the consistency gate proves the keys equal what the lab observes).
-fn report_from_keys(lab: &Lab) -> Report {
-    Report {
-        lab: lab.meta.id.clone(),
-        checks: lab
-            .meta
-            .checks
-            .iter()
-            .map(|c| ObservedCheck {
-                id: c.id(),
-                claim: c.claim.clone(),
-                holds: c.holds,
-            })
-            .collect(),
-        questions: lab
-            .meta
-            .questions
-            .iter()
-            .map(|q| ObservedAnswer {
-                id: q.id.clone(),
-                answer: q.answer.clone(),
-                evidence: "answer key".into(),
-            })
-            .collect(),
-        sqlite: None,
-        summary: Value::Null,
-    }
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LabGrade {
+    /// The lab's number, e.g. "01".
+    pub lab: String,
+    pub id: String,
+    pub title: String,
+    pub status: LabStatus,
+    pub tests: Tests,
+    pub predictions: PredictionGrade,
+    pub points: LabPoints,
+    pub integrity: Integrity,
+    /// Why points were lost, in words.
+    pub notes: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tests {
+    pub passed: usize,
+    /// The tests the teacher's suite names: every one of them is expected to report.
+    pub expected: usize,
+    pub results: Vec<TestGrade>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestGrade {
+    pub name: String,
+    pub passed: bool,
+    pub points: f64,
+    pub max_points: f64,
+    /// When the test did not report a result: how its process ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreported: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PredictionGrade {
+    pub mode: PredictionMode,
+    /// Items answered in the file now.
+    pub answered: usize,
+    /// Items answered when the predictions were sealed.
+    pub answered_at_seal: usize,
+    pub total: usize,
+    /// Items whose sealed answer is right.
+    pub correct: usize,
+    /// Items that earned their share (see `mode`).
+    pub earned: usize,
+    pub sealed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_at: Option<String>,
+    /// Items changed after the seal.
+    pub revised: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LabPoints {
+    pub predictions: f64,
+    pub graded: f64,
+    pub total: f64,
+    pub max: f64,
+    pub max_predictions: f64,
+    pub max_graded: f64,
+}
+
+/// What only a reviewer can judge, and whether the run was sandboxed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Integrity {
+    pub notes: Vec<String>,
+    pub sandboxed: bool,
 }
 
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-/// Grades one lab. Never fails: every problem becomes part of the lab's result.
-pub fn grade_lab(wb: &Workbook, lab: &Lab) -> Value {
-    let mut notes: Vec<String> = Vec::new();
-    let (status, tests) = match graded(wb, lab, &lab.meta.package) {
-        Ok((_, results)) => ("ran", results),
-        Err(failure) => {
-            notes.push(failure.message.clone());
-            let status = if failure.message.contains("does not compile") {
-                "compile-error"
-            } else if failure.message.contains("hang") {
-                "timeout"
+/// What grading one lab starts from.
+pub struct LabEvidence<'a> {
+    pub lab: &'a Lab,
+    /// The learner's predictions: `Ok(None)` when there is no file, `Err` when it does
+    /// not parse (the message names the line).
+    pub predictions: Result<Option<Predictions>, String>,
+    /// The first seal recorded in the learner's progress store (their own grade only).
+    pub first_seal: Option<Seal>,
+    /// How the lab's graded run went.
+    pub run: LabRun,
+    pub integrity: Integrity,
+    pub notes: Vec<String>,
+}
+
+/// How a lab's graded run went.
+#[derive(Clone, Debug)]
+pub enum LabRun {
+    Ran(SuiteRun),
+    DoesNotCompile(String),
+    TimedOut,
+    Failed(String),
+}
+
+/// Scores predictions: what was sealed, against the key, under `mode`.
+pub fn score_predictions(
+    lab: &Lab,
+    predictions: Option<&Predictions>,
+    first_seal: Option<&Seal>,
+    mode: PredictionMode,
+    notes: &mut Vec<String>,
+    integrity: &mut Vec<String>,
+) -> PredictionGrade {
+    let total = lab.prediction_count();
+    let mut grade = PredictionGrade {
+        mode,
+        total,
+        ..PredictionGrade::default()
+    };
+    let Some(file) = predictions else {
+        notes.push("no predictions.txt: the predictions earn nothing".into());
+        return grade;
+    };
+    grade.answered = file.answered();
+    // The first seal this machine recorded wins over the file's.
+    let mut file = file.clone();
+    if let Some(first) = first_seal
+        && file.seal.as_ref() != Some(first)
+    {
+        integrity.push(format!(
+            "the seal in predictions.txt {} the first seal recorded at {}; the first one counts",
+            if file.seal.is_some() {
+                "differs from"
             } else {
-                "error"
-            };
-            (status, Vec::new())
+                "is missing; it was"
+            },
+            first.at
+        ));
+        file.seal = Some(first.clone());
+    }
+    let Some(seal) = file.seal.clone() else {
+        if file.legacy_seal.is_some() {
+            notes.push(
+                "the predictions were sealed by an older version of the workbook, which did not keep the sealed answers: they earn nothing; ask your teacher".into(),
+            );
+        } else if grade.answered > 0 {
+            notes.push(format!(
+                "the predictions were never sealed by a run: they earn nothing until `cargo labs run {}` seals them",
+                lab.meta.number
+            ));
         }
+        return grade;
     };
-    let passed = tests.iter().filter(|t| t.passed).count();
-    let total = tests.len();
-    let predictions: Option<Predictions> = match read_predictions(lab) {
-        Ok(p) => p,
-        Err(failure) => {
-            notes.push(failure.message);
-            None
-        }
-    };
-    let report = if status == "ran" {
-        match observe(wb, lab) {
-            Ok(report) => report,
-            Err(failure) => {
-                notes.push(format!(
-                    "{} — predictions scored against the published answer keys",
-                    failure.message
-                ));
-                report_from_keys(lab)
-            }
-        }
-    } else {
-        notes.push(
-            "the lab did not run: predictions scored against the published answer keys".into(),
+    grade.sealed = true;
+    grade.sealed_at = Some(seal.at.clone());
+    if !seal.intact(lab) {
+        integrity.push(
+            "the seal line of predictions.txt was edited by hand (its checksum does not match): the predictions earn nothing".into(),
         );
-        report_from_keys(lab)
+        return grade;
+    }
+    let sealed = file.sealed_answers(lab);
+    grade.answered_at_seal = sealed.len();
+    grade.revised = file.revised(lab);
+    for check in &lab.meta.checks {
+        let id = check.id();
+        let right = lab.key.check(&id).map(|k| Answer::Claim(k.holds));
+        grade.correct +=
+            usize::from(sealed.get(&id).is_some() && sealed.get(&id) == right.as_ref());
+    }
+    for q in &lab.meta.questions {
+        let right = lab
+            .key
+            .question(&q.id)
+            .map(|k| Answer::Option(k.answer.clone()));
+        grade.correct +=
+            usize::from(sealed.get(&q.id).is_some() && sealed.get(&q.id) == right.as_ref());
+    }
+    grade.earned = match mode {
+        PredictionMode::Participation => grade.answered_at_seal,
+        PredictionMode::Correctness => lab
+            .item_ids()
+            .iter()
+            .filter(|id| !grade.revised.contains(id))
+            .filter(|id| {
+                let sealed = sealed.get(*id);
+                let right = lab
+                    .key
+                    .check(id)
+                    .map(|k| Answer::Claim(k.holds))
+                    .or_else(|| {
+                        lab.key
+                            .question(id)
+                            .map(|k| Answer::Option(k.answer.clone()))
+                    });
+                sealed.is_some() && sealed == right.as_ref()
+            })
+            .count(),
     };
-    let rows = compare(lab, &predictions.clone().unwrap_or_default(), &report);
-    let correct = rows.iter().filter(|r| r.correct).count();
-    let answered = predictions.as_ref().map_or(0, |p| p.answered());
-    let seal = predictions.as_ref().and_then(|p| p.seal.clone());
-    let revised = predictions.as_ref().is_some_and(|p| p.revised_after_seal());
-    if revised {
-        notes.push("the predictions were revised after they were sealed at the first run".into());
-    }
-    if answered > 0 && seal.is_none() {
-        notes.push("the predictions were never sealed by a run".into());
-    }
-    let changed = changed_published_files(&wb.root, lab);
-    if !changed.is_empty() {
+    if !grade.revised.is_empty() && mode == PredictionMode::Correctness {
         notes.push(format!(
-            "files that differ from the published version: {}",
-            changed.join(", ")
+            "{} answer(s) changed after the seal earn nothing: {}",
+            grade.revised.len(),
+            grade.revised.join(", ")
         ));
     }
-    let points = &lab.meta.points;
-    let prediction_points =
-        round2(points.predictions as f64 * correct as f64 / rows.len().max(1) as f64);
+    if grade.answered_at_seal < total {
+        notes.push(format!(
+            "{} of {total} predictions were unanswered when they were sealed",
+            total - grade.answered_at_seal
+        ));
+    }
+    grade
+}
+
+/// Grades one lab from its evidence. Never fails: every problem becomes part of the
+/// result.
+pub fn grade_lab(evidence: LabEvidence<'_>, settings: &Settings) -> LabGrade {
+    let LabEvidence {
+        lab,
+        predictions,
+        first_seal,
+        run,
+        mut integrity,
+        mut notes,
+    } = evidence;
+    let (status, suite) = match run {
+        LabRun::Ran(suite) if suite.timed_out => (LabStatus::Timeout, Some(suite)),
+        LabRun::Ran(suite) => (LabStatus::Ran, Some(suite)),
+        LabRun::DoesNotCompile(errors) => {
+            notes.push(format!(
+                "lab {} does not compile, so no graded test ran. The compiler said:\n{}",
+                lab.meta.number,
+                crate::process::tail(&crate::text::strip_ansi(&errors), 30)
+            ));
+            (LabStatus::CompileError, None)
+        }
+        LabRun::TimedOut => {
+            notes.push(format!(
+                "lab {} did not build within the time limit",
+                lab.meta.number
+            ));
+            (LabStatus::Timeout, None)
+        }
+        LabRun::Failed(problem) => {
+            notes.push(problem);
+            (LabStatus::Error, None)
+        }
+    };
+    let expected: Vec<String> = match &suite {
+        Some(suite) => suite.tests.iter().map(|t| t.name.clone()).collect(),
+        None => Vec::new(),
+    };
+    if let Some(suite) = &suite {
+        integrity.notes.extend(suite.notes.iter().cloned());
+        for test in suite.tests.iter().filter(|t| !t.passed) {
+            if let Some(how) = &test.unreported {
+                notes.push(format!("`{}` did not report a result: {how}", test.name));
+            }
+        }
+    }
     // The graded points are earned by the tests the starter fails: a test the starter
     // already passes guards against regressions and is reported, but worth nothing on
     // its own (otherwise an untouched starter would collect points).
-    let earns = |name: &str| {
-        lab.meta.starter_fails.is_empty() || lab.meta.starter_fails.iter().any(|f| f == name)
-    };
-    let weights: f64 = tests.iter().filter(|t| earns(&t.name)).count() as f64;
-    let share = if weights > 0.0 {
-        points.graded as f64 / weights
-    } else {
-        0.0
-    };
-    let graded_points: f64 =
-        round2(tests.iter().filter(|t| t.passed && earns(&t.name)).count() as f64 * share);
-    json!({
-        "lab": lab.meta.number,
-        "id": lab.meta.id,
-        "title": lab.meta.title,
-        "status": status,
-        "compiled": status == "ran",
-        "tests": {
-            "passed": passed,
-            "total": total,
-            "results": tests.iter().map(|t| {
-                let max = if earns(&t.name) { round2(share) } else { 0.0 };
-                json!({
-                    "name": t.name,
-                    "passed": t.passed,
-                    "points": if t.passed { max } else { 0.0 },
-                    "max_points": max,
-                })
-            }).collect::<Vec<_>>(),
-        },
-        "predictions": {
-            "answered": answered,
-            "total": rows.len(),
-            "correct": correct,
-            "sealed": seal.is_some(),
-            "sealed_at": seal.as_ref().map(|s| s.at.clone()),
-            "revised_after_seal": revised,
-        },
-        "integrity": {
-            "published_files_changed": changed,
-        },
-        "points": {
-            "predictions": prediction_points,
-            "graded": graded_points,
-            "total": round2(prediction_points + graded_points),
-            "max": points.predictions + points.graded,
-            "max_predictions": points.predictions,
-            "max_graded": points.graded,
-        },
-        "notes": notes,
-    })
-}
-
-/// Grades every lab (or the chosen ones).
-pub fn grade_all(wb: &Workbook, only: &[&Lab]) -> Value {
-    let labs: Vec<&Lab> = if only.is_empty() {
-        wb.labs.iter().collect()
-    } else {
-        only.to_vec()
-    };
-    let results: Vec<Value> = labs.iter().map(|lab| grade_lab(wb, lab)).collect();
-    let total: f64 = results
+    let earns = |name: &str| lab.meta.starter_fails.iter().any(|f| f == name);
+    let max_graded = lab.meta.points.graded as f64;
+    let earning = lab.meta.starter_fails.len().max(1) as f64;
+    let share = max_graded / earning;
+    let results: Vec<TestGrade> = suite
+        .as_ref()
+        .map(|s| s.tests.as_slice())
+        .unwrap_or_default()
         .iter()
-        .map(|r| r["points"]["total"].as_f64().unwrap_or(0.0))
-        .sum();
-    let max: u64 = results
-        .iter()
-        .map(|r| r["points"]["max"].as_u64().unwrap_or(0))
-        .sum();
-    json!({
-        "workbook": "boundary-labs",
-        "labs": results,
-        "points": round2(total),
-        "max_points": max,
-    })
-}
-
-/// The GitHub Classroom autograding result: one entry per graded test and one per lab's
-/// predictions, each with its share of the lab's points, so partial credit works.
-pub fn classroom(grade: &Value) -> Value {
-    let mut tests = Vec::new();
-    for lab in grade["labs"].as_array().into_iter().flatten() {
-        let number = lab["lab"].as_str().unwrap_or("?");
-        let id = lab["id"].as_str().unwrap_or("?");
-        let graded_max = lab["points"]["max_graded"].as_f64().unwrap_or(0.0);
-        let results = lab["tests"]["results"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        if results.is_empty() {
-            tests.push(json!({
-                "name": format!("lab {number} ({id}): graded tests"),
-                "status": "error",
-                "score": 0,
-                "max_score": graded_max,
-                "message": lab["notes"].as_array().and_then(|n| n.first()).and_then(Value::as_str).unwrap_or("no graded test ran"),
-                "test_code": format!("cargo labs check {number}"),
-                "filename": "",
-                "line_no": 0,
-                "duration": 0,
-            }));
-        }
-        for t in &results {
-            let ok = t["passed"].as_bool().unwrap_or(false);
-            tests.push(json!({
-                "name": format!("lab {number} ({id}): {}", t["name"].as_str().unwrap_or("?")),
-                "status": if ok { "pass" } else { "fail" },
-                "score": t["points"],
-                "max_score": t["max_points"],
-                "message": if ok { "" } else { "run `cargo labs check` for the timeline and the replay command" },
-                "test_code": format!("cargo labs check {number}"),
-                "filename": "",
-                "line_no": 0,
-                "duration": 0,
-            }));
-        }
-        let p = &lab["predictions"];
-        tests.push(json!({
-            "name": format!("lab {number} ({id}): predictions"),
-            "status": if p["correct"] == p["total"] { "pass" } else { "fail" },
-            "score": lab["points"]["predictions"],
-            "max_score": lab["points"]["max_predictions"],
-            "message": format!(
-                "{} of {} correct{}",
-                p["correct"], p["total"],
-                if p["revised_after_seal"].as_bool().unwrap_or(false) { "; revised after the seal" } else { "" }
-            ),
-            "test_code": format!("cargo labs run {number}"),
-            "filename": "",
-            "line_no": 0,
-            "duration": 0,
-        }));
-    }
-    let all_pass = tests.iter().all(|t| t["status"] == "pass");
-    json!({
-        "version": 1,
-        "status": if all_pass { "pass" } else { "fail" },
-        "max_score": grade["max_points"],
-        "tests": tests,
-    })
-}
-
-/// Standard base64 (RFC 4648), as the Classroom reporter decodes it.
-pub fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
+        .map(|t| {
+            let max = if earns(&t.name) { share } else { 0.0 };
+            TestGrade {
+                name: t.name.clone(),
+                passed: t.passed,
+                points: if t.passed { round2(max) } else { 0.0 },
+                max_points: round2(max),
+                unreported: t.unreported.clone(),
             }
+        })
+        .collect();
+    let graded_points = round2(results.iter().map(|t| t.points).sum::<f64>()).min(max_graded);
+    let predictions = match predictions {
+        Ok(p) => p,
+        Err(problem) => {
+            notes.push(format!("{problem}: the predictions earn nothing"));
+            None
         }
+    };
+    let prediction_grade = score_predictions(
+        lab,
+        predictions.as_ref(),
+        first_seal.as_ref(),
+        settings.predictions.mode,
+        &mut notes,
+        &mut integrity.notes,
+    );
+    let max_predictions = lab.meta.points.predictions as f64;
+    let prediction_points = round2(
+        max_predictions * prediction_grade.earned as f64 / prediction_grade.total.max(1) as f64,
+    );
+    LabGrade {
+        lab: lab.meta.number.clone(),
+        id: lab.meta.id.clone(),
+        title: lab.meta.title.clone(),
+        status,
+        tests: Tests {
+            passed: results.iter().filter(|t| t.passed).count(),
+            expected: expected.len(),
+            results,
+        },
+        predictions: prediction_grade,
+        points: LabPoints {
+            predictions: prediction_points,
+            graded: graded_points,
+            total: round2(prediction_points + graded_points),
+            max: max_predictions + max_graded,
+            max_predictions,
+            max_graded,
+        },
+        integrity,
+        notes,
     }
-    out
 }
 
-/// Prints the grade as text.
-pub fn print_text(grade: &Value) {
+/// The grade of a lab whose lab.toml could not be read: nothing earned, the problem named.
+pub fn broken_lab(number: &str, slug: &str, problem: &str) -> LabGrade {
+    LabGrade {
+        lab: number.to_string(),
+        id: slug.to_string(),
+        title: slug.to_string(),
+        status: LabStatus::BrokenMetadata,
+        tests: Tests::default(),
+        predictions: PredictionGrade::default(),
+        points: LabPoints::default(),
+        integrity: Integrity::default(),
+        notes: vec![format!(
+            "lab.toml cannot be read, so the lab was not graded: {problem}"
+        )],
+    }
+}
+
+/// Adds up the labs.
+pub fn total(labs: Vec<LabGrade>, learner: Option<String>) -> Grade {
+    Grade {
+        version: FORMAT_VERSION,
+        workbook: "boundary-labs".into(),
+        learner,
+        points: round2(labs.iter().map(|l| l.points.total).sum()),
+        max_points: labs.iter().map(|l| l.points.max).sum(),
+        labs,
+    }
+}
+
+/// Where and how a tree's labs are built and run.
+pub struct RunEnv<'a> {
+    pub target_dir: Option<std::path::PathBuf>,
+    pub build_wrap: Option<&'a dyn Fn(Command) -> Command>,
+    pub run_wrap: Option<&'a dyn Fn(Command) -> Command>,
+    pub test_env: Vec<(String, String)>,
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// Builds the graded suites of `labs` in the workspace at `tree` (one cargo run, going on
+/// past a lab that does not compile) and runs each, every test in its own process. The
+/// expected tests are read from each suite's source in `tree`.
+pub fn run_labs(tree: &Path, labs: &[&Lab], settings: &Settings, env: &RunEnv<'_>) -> Vec<LabRun> {
+    let packages: Vec<&str> = labs.iter().map(|l| l.meta.package.as_str()).collect();
+    let build_env = BuildEnv {
+        target_dir: env.target_dir.clone(),
+        env: Vec::new(),
+        wrap: env.build_wrap,
+        cancel: env.cancel,
+    };
+    let build_limit = std::time::Duration::from_secs(settings.limits.build_time_limit_secs);
+    let built = match compile::build(
+        tree,
+        &packages,
+        Artifact::GradedSuite,
+        &build_env,
+        build_limit,
+    ) {
+        Ok(built) => built,
+        Err(e) => Built {
+            failure: Some(e.to_string()),
+            ..Built::default()
+        },
+    };
+    labs.iter()
+        .map(|lab| match built.executable(&lab.meta.package) {
+            Err(BuildProblem::DoesNotCompile(errors)) => LabRun::DoesNotCompile(errors),
+            Err(BuildProblem::TimedOut) => LabRun::TimedOut,
+            Err(BuildProblem::Cancelled) => LabRun::Failed("the build was cancelled".into()),
+            Err(BuildProblem::Failed(why)) => {
+                LabRun::Failed(format!("lab {} could not be built: {why}", lab.meta.number))
+            }
+            Ok(exe) => {
+                let source =
+                    std::fs::read_to_string(tree.join(&lab.meta.graded_suite)).unwrap_or_default();
+                let expected = graded_test_names(&source);
+                if expected.is_empty() {
+                    return LabRun::Failed(format!(
+                        "{} names no graded test (no `labkit::graded_suite![…]`)",
+                        lab.meta.graded_suite
+                    ));
+                }
+                let suite_env = SuiteEnv {
+                    time_limit: settings.time_limit(lab.meta.time_limit_secs),
+                    output_cap: settings.limits.max_test_output_bytes as usize,
+                    env: env.test_env.clone(),
+                    wrap: env.run_wrap,
+                    cancel: env.cancel,
+                };
+                LabRun::Ran(suite::run(exe, tree, &expected, &suite_env))
+            }
+        })
+        .collect()
+}
+
+// ------------------------------------------------------------------------ formats
+
+/// One entry of the GitHub Classroom autograding result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassroomTest {
+    pub name: String,
+    pub status: String,
+    pub score: f64,
+    pub max_score: f64,
+    pub message: String,
+    pub test_code: String,
+    pub filename: String,
+    pub line_no: u32,
+    pub duration: u32,
+}
+
+/// The GitHub Classroom autograding result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Classroom {
+    pub version: u32,
+    pub status: String,
+    pub max_score: f64,
+    pub tests: Vec<ClassroomTest>,
+}
+
+fn classroom_test(
+    name: String,
+    passed: bool,
+    score: f64,
+    max: f64,
+    message: String,
+    code: String,
+) -> ClassroomTest {
+    ClassroomTest {
+        name,
+        status: if passed { "pass" } else { "fail" }.into(),
+        score,
+        max_score: max,
+        message,
+        test_code: code,
+        filename: String::new(),
+        line_no: 0,
+        duration: 0,
+    }
+}
+
+/// One entry per graded test, one per lab's predictions and, where a reviewer has
+/// something to look at, a failing 0-point "integrity" entry carrying the notes.
+pub fn classroom(grade: &Grade) -> Classroom {
+    let mut tests = Vec::new();
+    for lab in &grade.labs {
+        let label = format!("lab {} ({})", lab.lab, lab.id);
+        let check = format!("cargo labs check {}", lab.lab);
+        if lab.tests.results.is_empty() {
+            let mut entry = classroom_test(
+                format!("{label}: graded tests"),
+                false,
+                0.0,
+                lab.points.max_graded,
+                lab.notes
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "no graded test ran".into()),
+                check.clone(),
+            );
+            entry.status = "error".into();
+            tests.push(entry);
+        }
+        for t in &lab.tests.results {
+            let message = match (&t.unreported, t.passed) {
+                (_, true) => String::new(),
+                (Some(how), false) => format!("did not report a result: {how}"),
+                (None, false) => {
+                    "run `cargo labs check` for the timeline and the replay command".into()
+                }
+            };
+            tests.push(classroom_test(
+                format!("{label}: {}", t.name),
+                t.passed,
+                t.points,
+                t.max_points,
+                message,
+                check.clone(),
+            ));
+        }
+        let p = &lab.predictions;
+        tests.push(classroom_test(
+            format!("{label}: predictions"),
+            p.earned == p.total,
+            lab.points.predictions,
+            lab.points.max_predictions,
+            format!(
+                "{} of {} earned ({:?}){}",
+                p.earned,
+                p.total,
+                p.mode,
+                if p.revised.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {} revised after the seal", p.revised.len())
+                }
+            ),
+            format!("cargo labs run {}", lab.lab),
+        ));
+        let mut review = lab.integrity.notes.clone();
+        if !lab.integrity.sandboxed {
+            review.push("not sandboxed".into());
+        }
+        if !lab.integrity.notes.is_empty() {
+            tests.push(classroom_test(
+                format!("{label}: integrity"),
+                false,
+                0.0,
+                0.0,
+                review.join("; "),
+                "review the submission".into(),
+            ));
+        }
+    }
+    Classroom {
+        version: 1,
+        status: if tests.iter().all(|t| t.status == "pass") {
+            "pass"
+        } else {
+            "fail"
+        }
+        .into(),
+        max_score: grade.max_points,
+        tests,
+    }
+}
+
+/// The grade as text, for a person.
+pub fn text(grade: &Grade) -> String {
     use colored::Colorize;
-    for lab in grade["labs"].as_array().into_iter().flatten() {
-        let tests = &lab["tests"];
-        let p = &lab["predictions"];
-        println!(
-            "{} {:<45} tests {}/{}  predictions {}/{}{}  points {}/{}",
-            lab["lab"].as_str().unwrap_or("?").bold(),
-            lab["title"].as_str().unwrap_or(""),
-            tests["passed"],
-            tests["total"],
-            p["correct"],
-            p["total"],
-            if p["sealed"].as_bool().unwrap_or(false) {
-                " (sealed)"
-            } else {
-                ""
-            },
-            lab["points"]["total"],
-            lab["points"]["max"]
-        );
-        for note in lab["notes"].as_array().into_iter().flatten() {
-            let note = note.as_str().unwrap_or("");
-            println!(
-                "    {} {}",
+    let mut out = String::new();
+    for lab in &grade.labs {
+        let p = &lab.predictions;
+        out.push_str(&format!(
+            "{} {:<45} tests {}/{}  predictions {}/{}{}  points {}/{}\n",
+            lab.lab.bold(),
+            lab.title,
+            lab.tests.passed,
+            lab.tests.expected,
+            p.earned,
+            p.total,
+            if p.sealed { " (sealed)" } else { "" },
+            lab.points.total,
+            lab.points.max
+        ));
+        for note in &lab.notes {
+            out.push_str(&format!(
+                "    {} {}\n",
                 "note:".yellow(),
                 note.lines().next().unwrap_or("")
-            );
+            ));
+        }
+        for note in &lab.integrity.notes {
+            out.push_str(&format!("    {} {note}\n", "integrity:".magenta()));
         }
     }
-    println!(
-        "\n{} {} / {}",
+    out.push_str(&format!(
+        "\n{} {} / {}\n",
         "total:".bold(),
-        grade["points"],
-        grade["max_points"]
-    );
-}
-
-/// `cargo labs grade [--json | --classroom [--base64]] [LAB…]`.
-pub fn run(wb: &Workbook, format: &str, only: &[String]) -> Result<(), Failure> {
-    let chosen: Vec<&Lab> = only.iter().map(|w| wb.lab(w)).collect::<Result<_, _>>()?;
-    let grade = grade_all(wb, &chosen);
-    match format {
-        "json" => println!(
-            "{}",
-            serde_json::to_string_pretty(&grade).unwrap_or_default()
-        ),
-        "classroom" => println!(
-            "{}",
-            serde_json::to_string_pretty(&classroom(&grade)).unwrap_or_default()
-        ),
-        "classroom-base64" => println!("{}", base64(classroom(&grade).to_string().as_bytes())),
-        _ => print_text(&grade),
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn base64_matches_rfc_4648_test_vectors() {
-        for (plain, encoded) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(super::base64(plain.as_bytes()), encoded);
-        }
-    }
+        grade.points,
+        grade.max_points
+    ));
+    out
 }

@@ -1,52 +1,34 @@
 //! The `cargo labs` command line: progress, predictions, runs, graded checks, hints,
-//! resets, grades, replays, figures and the book. It runs labs as cargo subprocesses and
-//! reads their JSON reports; it never links lab code.
+//! resets, grades (a learner's own, and a class's), the student edition, replays,
+//! figures and the book. It runs labs as child processes and reads what they report; it
+//! never links lab code.
 
+pub mod blob;
+pub mod class;
 pub mod commands;
+pub mod compile;
+pub mod error;
+pub mod export;
 pub mod grade;
+pub mod integrity;
+pub mod keys;
 pub mod meta;
 pub mod predictions;
+pub mod process;
 pub mod progress;
-pub mod runner;
+pub mod sandbox;
 pub mod scaffold;
+pub mod settings;
+pub mod suite;
+pub mod text;
 pub mod watch;
 
+use error::{Error, Result};
 use std::path::{Path, PathBuf};
-
-/// An error the CLI reports to the learner: a message, and the exit code to end with.
-#[derive(Debug)]
-pub struct Failure {
-    pub message: String,
-    pub code: u8,
-}
-
-impl Failure {
-    /// Bad input: an unknown lab, a malformed file, a wrong flag (exit code 2).
-    pub fn input(message: impl Into<String>) -> Failure {
-        Failure {
-            message: message.into(),
-            code: 2,
-        }
-    }
-
-    /// The lab itself failed: a graded test, a compile error, a hang (exit code 1).
-    pub fn lab(message: impl Into<String>) -> Failure {
-        Failure {
-            message: message.into(),
-            code: 1,
-        }
-    }
-}
-
-impl From<String> for Failure {
-    fn from(message: String) -> Self {
-        Failure::input(message)
-    }
-}
 
 /// Finds the workbook's root: `BOUNDARY_LABS_ROOT`, or the nearest folder upwards from
 /// `start` that holds `book.toml` and `labs/`.
-pub fn find_root(start: &Path) -> Result<PathBuf, String> {
+pub fn find_root(start: &Path) -> Result<PathBuf> {
     if let Some(root) = std::env::var_os("BOUNDARY_LABS_ROOT") {
         return Ok(PathBuf::from(root));
     }
@@ -57,10 +39,10 @@ pub fn find_root(start: &Path) -> Result<PathBuf, String> {
         }
         dir = d.parent();
     }
-    Err(format!(
+    Err(Error::input(format!(
         "{} is not inside the workbook (no book.toml and labs/ above it); run `cargo labs` from the cloned folder",
         start.display()
-    ))
+    )))
 }
 
 /// Where progress lives: `BOUNDARY_LABS_STATE`, or `.labs/` in the root.

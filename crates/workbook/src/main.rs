@@ -5,114 +5,331 @@ mod serve;
 use colored::Colorize;
 use std::process::ExitCode;
 use workbook::commands::{self, Workbook};
-use workbook::{Failure, find_root, grade};
+use workbook::error::{Error, Result};
+use workbook::{class, export, find_root, process, scaffold, watch};
 
-const HELP: &str = "\
-cargo labs                        where you are: progress per lab and the next step
-cargo labs list                   the labs
-cargo labs predict N              record your predictions (interactive)
-cargo labs predict N --set ID=ANSWER …   record predictions from a script
-cargo labs run N [--anyway]       run the lab: predicted against observed
-cargo labs check N                the lab's graded tests (your build phase)
-cargo labs hint N                 one more hint
-cargo labs watch [N]              re-check the lab on every save (keys: h r c n q)
-cargo labs reset N                restore the starter files (yours are backed up)
-cargo labs replay N SCENARIO TOKEN   replay one schedule and print its timeline
-cargo labs grade [--json | --classroom [--base64]] [N …]   grade every lab (or some)
-cargo labs figures [--check]      regenerate (or check) the book's figures
-cargo labs book [--open | --serve]   build the book with mdBook (and open or serve it)
-cargo labs new NN-slug \"Title\"    scaffold a lab the consistency gate accepts
+/// Every command: its usage line and what `cargo labs COMMAND --help` says of it.
+const COMMANDS: &[(&str, &str, &str)] = &[
+    (
+        "status",
+        "cargo labs",
+        "where you are: progress per lab and the next step",
+    ),
+    (
+        "list",
+        "cargo labs list",
+        "the labs, their ids and chapters",
+    ),
+    (
+        "predict",
+        "cargo labs predict N [--set ID=ANSWER …]",
+        "record your predictions: at a prompt, or with --set from a script (`yes`, `no`, a letter, or `?`)",
+    ),
+    (
+        "run",
+        "cargo labs run N [--anyway] [--explain]",
+        "seal your predictions, then run the lab and compare: predicted against observed.\n--anyway seals them as they are, even unanswered; --explain explains every answer",
+    ),
+    (
+        "check",
+        "cargo labs check N",
+        "the lab's graded tests (your build phase)",
+    ),
+    ("hint", "cargo labs hint N", "one more hint"),
+    (
+        "watch",
+        "cargo labs watch [N]",
+        "re-check the lab on every save (keys: h hint, r run, c check, n next, q quit)",
+    ),
+    (
+        "reset",
+        "cargo labs reset N",
+        "restore the starter files (yours are kept as .backup-N files)",
+    ),
+    (
+        "replay",
+        "cargo labs replay N SCENARIO TOKEN",
+        "replay one schedule against your code and print its timeline",
+    ),
+    (
+        "grade",
+        "cargo labs grade [--json | --classroom [--base64]] [N …]",
+        "your own grade of every lab (or some): tests, predictions, points",
+    ),
+    (
+        "grade-class",
+        "cargo labs grade-class DIR… [--json FILE] [--csv FILE] [--labs N,N] [--work DIR] [--classroom]",
+        "grade a folder of submissions with this copy's settings, suites and keys: only each lab's\nlearner files and predictions.txt are taken from a submission (see the teacher's chapter)",
+    ),
+    (
+        "export",
+        "cargo labs export DIR",
+        "write the student edition into DIR: the starters, the book, the kit and the graded suites,\nand nothing that answers a prediction",
+    ),
+    (
+        "figures",
+        "cargo labs figures [--check]",
+        "regenerate (or check) the book's figures",
+    ),
+    (
+        "book",
+        "cargo labs book [--open | --serve]",
+        "build the book with mdBook (and open or serve it)",
+    ),
+    (
+        "new",
+        "cargo labs new NN-slug \"Title\"",
+        "scaffold a lab the consistency gate accepts",
+    ),
+];
 
-N is a lab number (01 or 1), its id (outbox) or its folder (01-outbox).";
+fn help() -> String {
+    let mut out = String::new();
+    for (_, usage, about) in COMMANDS {
+        let first = about.lines().next().unwrap_or_default();
+        out.push_str(&format!("{usage:<44} {first}\n"));
+    }
+    out.push_str(
+        "\nN is a lab number (01 or 1), its id (outbox) or its folder (01-outbox).\n\
+         `cargo labs COMMAND --help` says more about one command.",
+    );
+    out
+}
+
+fn command_help(name: &str) -> Option<String> {
+    COMMANDS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, usage, about)| format!("usage: {usage}\n\n{about}"))
+}
 
 fn main() -> ExitCode {
+    // A reader that stops early (`cargo labs grade --json | head`) ends the command
+    // quietly, instead of a panic about a broken pipe.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.contains("Broken pipe") || message.contains("os error 32") {
+            std::process::exit(0);
+        }
+        default_hook(info);
+    }));
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some(process::GUARD_FLAG) {
+        let rest = args.get(1..).unwrap_or_default();
+        let rest = rest.strip_prefix(&["--".to_string()]).unwrap_or(rest);
+        return process::guard_main(rest);
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        process::use_guard(exe);
+    }
     match dispatch(&args) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => {
-            eprintln!("{} {}", "error:".red().bold(), failure.message);
-            ExitCode::from(failure.code)
+        Err(error) => {
+            eprintln!("{} {error}", "error:".red().bold());
+            ExitCode::from(error.exit_code())
         }
     }
 }
 
-fn dispatch(args: &[String]) -> Result<(), Failure> {
+/// Splits `--flag VALUE` pairs and bare flags from positional arguments.
+struct Args<'a> {
+    rest: Vec<&'a str>,
+}
+
+impl<'a> Args<'a> {
+    fn flag(&mut self, name: &str) -> bool {
+        let before = self.rest.len();
+        self.rest.retain(|a| *a != name);
+        self.rest.len() != before
+    }
+
+    fn value(&mut self, name: &str) -> Result<Option<&'a str>> {
+        let Some(i) = self.rest.iter().position(|a| *a == name) else {
+            return Ok(None);
+        };
+        if i + 1 >= self.rest.len() {
+            return Err(Error::input(format!("`{name}` needs a value")));
+        }
+        let value = self.rest.remove(i + 1);
+        self.rest.remove(i);
+        Ok(Some(value))
+    }
+
+    /// The positional arguments; an unknown `--flag` is refused by name.
+    fn positional(self, command: &str) -> Result<Vec<&'a str>> {
+        if let Some(flag) = self.rest.iter().find(|a| a.starts_with("--")) {
+            return Err(Error::input(format!(
+                "`cargo labs {command}` does not know `{flag}`; see `cargo labs {command} --help`"
+            )));
+        }
+        Ok(self.rest)
+    }
+}
+
+fn dispatch(args: &[String]) -> Result<()> {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    if matches!(args.as_slice(), ["help" | "--help" | "-h", ..]) {
-        println!("{HELP}");
+    let (command, rest) = match args.split_first() {
+        None => ("status", &[][..]),
+        Some((command, rest)) => (*command, rest),
+    };
+    if matches!(command, "help" | "--help" | "-h") {
+        match rest.first().and_then(|c| command_help(c)) {
+            Some(text) => println!("{text}"),
+            None => println!("{}", help()),
+        }
         return Ok(());
     }
-    let cwd = std::env::current_dir().map_err(|e| Failure::input(e.to_string()))?;
+    if rest.iter().any(|a| *a == "--help" || *a == "-h") {
+        return match command_help(command) {
+            Some(text) => {
+                println!("{text}");
+                Ok(())
+            }
+            None => Err(Error::input(format!(
+                "`cargo labs {command}` is not a command.\n\n{}",
+                help()
+            ))),
+        };
+    }
+    let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the folder", e))?;
     let wb = Workbook::load(find_root(&cwd)?)?;
-    match args.as_slice() {
-        [] | ["status"] => commands::status(&wb),
-        ["list"] => commands::list(&wb),
-        ["predict", lab, rest @ ..] => {
-            let lab = wb.lab(lab)?;
+    let mut opts = Args {
+        rest: rest.to_vec(),
+    };
+    let usage = |command: &str| {
+        Error::input(format!(
+            "{}\n(`cargo labs {command} --help`)",
+            command_help(command).unwrap_or_default()
+        ))
+    };
+    match command {
+        "status" => commands::status(&wb),
+        "list" => commands::list(&wb),
+        "predict" => {
             let mut sets = Vec::new();
-            let mut rest = rest.iter();
-            while let Some(flag) = rest.next() {
-                match (*flag, rest.next()) {
-                    ("--set", Some(value)) => sets.push(value.to_string()),
-                    _ => {
-                        return Err(Failure::input(format!(
-                            "`predict` takes `--set ID=ANSWER`, not `{flag}`"
-                        )));
-                    }
+            while let Some(value) = opts.value("--set")? {
+                sets.push(value.to_string());
+            }
+            match opts.positional(command)?.as_slice() {
+                [lab] => commands::predict(&wb, wb.lab(lab)?, &sets),
+                _ => Err(usage(command)),
+            }
+        }
+        "run" => {
+            let anyway = opts.flag("--anyway");
+            let explain = opts.flag("--explain");
+            match opts.positional(command)?.as_slice() {
+                [lab] => commands::run(&wb, wb.lab(lab)?, anyway, explain),
+                _ => Err(usage(command)),
+            }
+        }
+        "check" | "hint" | "reset" => match opts.positional(command)?.as_slice() {
+            [lab] => {
+                let lab = wb.lab(lab)?;
+                match command {
+                    "check" => commands::check(&wb, lab),
+                    "hint" => commands::hint(&wb, lab),
+                    _ => commands::reset(&wb, lab),
                 }
             }
-            commands::predict(&wb, lab, &sets)
+            _ => Err(usage(command)),
+        },
+        "watch" => match opts.positional(command)?.as_slice() {
+            [] => watch::watch(&wb, None),
+            [lab] => watch::watch(&wb, Some(wb.lab(lab)?)),
+            _ => Err(usage(command)),
+        },
+        "replay" => match opts.positional(command)?.as_slice() {
+            [lab, scenario, token] => commands::replay(&wb, wb.lab(lab)?, scenario, token),
+            _ => Err(usage(command)),
+        },
+        "grade" => {
+            let json = opts.flag("--json");
+            let classroom = opts.flag("--classroom");
+            let base64 = opts.flag("--base64");
+            let format = match (json, classroom, base64) {
+                (true, false, false) => "json",
+                (false, true, false) => "classroom",
+                (false, true, true) => "classroom-base64",
+                (false, false, false) => "text",
+                _ => return Err(usage(command)),
+            };
+            let only: Vec<String> = opts
+                .positional(command)?
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            commands::grade(&wb, format, &only)
         }
-        ["run", lab] => commands::run(&wb, wb.lab(lab)?, false),
-        ["run", lab, "--anyway"] => commands::run(&wb, wb.lab(lab)?, true),
-        ["check", lab] => commands::check(&wb, wb.lab(lab)?),
-        ["hint", lab] => commands::hint(&wb, wb.lab(lab)?),
-        ["watch"] => workbook::watch::watch(&wb, None),
-        ["watch", lab] => workbook::watch::watch(&wb, Some(wb.lab(lab)?)),
-        // Test support, not in the help: tests/progress_kill.rs kills this mid-write.
-        ["__record-attempts", n] => {
-            let n = n.parse().map_err(|_| Failure::input("N is a count"))?;
-            let mut out = std::io::stdout().lock();
-            Ok(wb.progress()?.record_attempts_for_kill_test(n, &mut out)?)
+        "grade-class" => {
+            let options = class::Options {
+                json: opts.value("--json")?.map(Into::into),
+                csv: opts.value("--csv")?.map(Into::into),
+                labs: opts
+                    .value("--labs")?
+                    .map(|l| l.split(',').map(str::to_string).collect())
+                    .unwrap_or_default(),
+                work: opts.value("--work")?.map(Into::into),
+                classroom: opts.flag("--classroom"),
+                base64: opts.flag("--base64"),
+                no_sandbox: opts.flag("--no-sandbox"),
+            };
+            let dirs: Vec<std::path::PathBuf> =
+                opts.positional(command)?.iter().map(Into::into).collect();
+            if dirs.is_empty() {
+                return Err(usage(command));
+            }
+            class::grade_class(&wb, &dirs, &options)
         }
-        ["reset", lab] => commands::reset(&wb, wb.lab(lab)?),
-        ["replay", lab, scenario, token] => commands::replay(&wb, wb.lab(lab)?, scenario, token),
-        ["grade", rest @ ..] => {
-            let mut format = "text";
-            let mut only = Vec::new();
-            for arg in rest {
-                match *arg {
-                    "--json" => format = "json",
-                    "--classroom" => format = "classroom",
-                    "--base64" if format == "classroom" => format = "classroom-base64",
-                    flag if flag.starts_with("--") => {
-                        return Err(Failure::input(format!("`grade` does not know `{flag}`")));
-                    }
-                    lab => only.push(lab.to_string()),
+        "export" => match opts.positional(command)?.as_slice() {
+            [dir] => export::export(&wb, std::path::Path::new(dir)).map(|report| {
+                println!(
+                    "wrote the student edition into {dir}: {} files ({} labs)",
+                    report.files, report.labs
+                );
+            }),
+            _ => Err(usage(command)),
+        },
+        "figures" => {
+            let check = opts.flag("--check");
+            match opts.positional(command)?.as_slice() {
+                [] => commands::figures(&wb, check),
+                _ => Err(usage(command)),
+            }
+        }
+        "book" => {
+            let open = opts.flag("--open");
+            let serve = opts.flag("--serve");
+            match opts.positional(command)?.as_slice() {
+                [] if !(open && serve) => {
+                    let dir = commands::book(&wb, open)?;
+                    if serve { serve::run(&dir) } else { Ok(()) }
                 }
+                _ => Err(usage(command)),
             }
-            grade::run(&wb, format, &only)
         }
-        ["figures"] => commands::figures(&wb, false),
-        ["figures", "--check"] => commands::figures(&wb, true),
-        ["book"] => commands::book(&wb, None),
-        ["book", "--serve"] => {
-            commands::book(&wb, None)?;
-            serve::run(&wb.root.join("book/build"))
-        }
-        ["book", mode] => commands::book(&wb, Some(mode)),
-        ["new", slug, title] => {
-            for path in workbook::scaffold::scaffold(&wb.root, slug, title)? {
-                println!("  wrote {}", path.display());
+        "new" => match opts.positional(command)?.as_slice() {
+            [slug, title] => {
+                for path in scaffold::scaffold(&wb.root, slug, title)? {
+                    println!("  wrote {}", path.display());
+                }
+                println!(
+                    "\nNext: `cargo test -p solution{slug} --test graded` passes, `cargo labs check {slug}` fails one test;\nthen replace the placeholder scenario (see CONTRIBUTING.md) and re-publish the hashes the gate names."
+                );
+                Ok(())
             }
-            println!(
-                "\nNext: `cargo test -p solution{slug} --test graded` passes, `cargo labs check {slug}` fails one test;\nthen replace the placeholder scenario (see CONTRIBUTING.md) and re-publish the hashes the gate names."
-            );
-            Ok(())
-        }
-        _ => Err(Failure::input(format!(
-            "`cargo labs {}` is not a command.\n\n{HELP}",
-            args.join(" ")
+            _ => Err(usage(command)),
+        },
+        _ => Err(Error::input(format!(
+            "`cargo labs {}` is not a command.\n\n{}",
+            args.join(" "),
+            help()
         ))),
     }
 }

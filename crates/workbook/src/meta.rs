@@ -1,44 +1,72 @@
 //! Lab metadata: `labs/*/lab.toml`, defined once per lab and read by the CLI and the
 //! consistency gate. The CLI never links lab code; everything it knows about a lab before
 //! running it comes from here.
+//!
+//! In the teacher's edition a `lab.toml` holds everything, answer keys and hints
+//! included. The student edition's `lab.toml` is written by `cargo labs export` without
+//! them; its keys sit beside it in `key.txt`, scrambled (see [`crate::keys`]), so a learner
+//! who opens every file finds no answer without deliberately decoding it.
 
-use serde::Deserialize;
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Debug, Deserialize)]
+/// One claim of the observe phase, as the learner sees it.
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
+    /// The check's name in the run (its id is the name's slug).
     pub claim: String,
-    /// The answer key: does the claim hold when the lab runs?
-    pub holds: bool,
-    pub explain: String,
+    /// The question the learner answers yes or no, worded so it favours neither answer.
+    /// Without one, the claim itself is asked ("does it hold?").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ask: Option<String>,
+    /// The answer key (teacher's edition only): does the claim hold when the lab runs?
+    #[serde(default, skip_serializing)]
+    pub holds: Option<bool>,
+    /// Why, shown after the run (teacher's edition only).
+    #[serde(default, skip_serializing)]
+    pub explain: Option<String>,
 }
 
 impl Check {
     pub fn id(&self) -> String {
         labkit::slug(&self.claim)
     }
+
+    /// What the learner is asked.
+    pub fn question(&self) -> String {
+        match &self.ask {
+            Some(ask) => ask.clone(),
+            None => format!("Does this hold: {}?", self.claim),
+        }
+    }
 }
 
-#[derive(Clone, Debug, Deserialize)]
+/// One multiple-choice question of the observe phase.
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Question {
     pub id: String,
     pub prompt: String,
-    pub answer: String,
-    pub explain: String,
+    /// The key (teacher's edition only).
+    #[serde(default, skip_serializing)]
+    pub answer: Option<String>,
+    #[serde(default, skip_serializing)]
+    pub explain: Option<String>,
     pub options: BTreeMap<String, String>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Points {
     pub predictions: u32,
     pub graded: u32,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+/// A lab's `lab.toml`, as either edition has it.
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LabMeta {
     pub id: String,
@@ -51,6 +79,8 @@ pub struct LabMeta {
     pub learner_files: Vec<String>,
     pub time_limit_secs: u64,
     pub starter_fails: Vec<String>,
+    /// Hints, one at a time (teacher's edition only; the student edition scrambles them).
+    #[serde(default, skip_serializing)]
     pub hints: Vec<String>,
     pub points: Points,
     /// Repository-relative path → git blob id of the published version.
@@ -61,20 +91,60 @@ pub struct LabMeta {
     pub questions: Vec<Question>,
 }
 
-/// A lab found on disk: its folder and its metadata.
+/// What the run explains and the grade scores predictions against: one entry per item,
+/// in the lab's order, and the hints.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabKey {
+    #[serde(rename = "check", default)]
+    pub checks: Vec<CheckKey>,
+    #[serde(rename = "question", default)]
+    pub questions: Vec<QuestionKey>,
+    #[serde(default)]
+    pub hints: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckKey {
+    pub id: String,
+    pub holds: bool,
+    pub explain: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuestionKey {
+    pub id: String,
+    pub answer: String,
+    pub explain: String,
+}
+
+impl LabKey {
+    pub fn check(&self, id: &str) -> Option<&CheckKey> {
+        self.checks.iter().find(|c| c.id == id)
+    }
+
+    pub fn question(&self, id: &str) -> Option<&QuestionKey> {
+        self.questions.iter().find(|q| q.id == id)
+    }
+}
+
+/// A lab found on disk: its folder, its metadata and its key.
 #[derive(Clone, Debug)]
 pub struct Lab {
     pub dir: PathBuf,
     pub meta: LabMeta,
+    pub key: LabKey,
 }
+
+/// The name of the scrambled key file beside a student edition's `lab.toml`.
+pub const KEY_FILE: &str = "key.txt";
 
 impl Lab {
     /// `01-outbox`: the folder name, used for the book and the predictions header.
     pub fn slug(&self) -> String {
-        self.dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
+        folder_name(&self.dir)
     }
 
     pub fn predictions_path(&self) -> PathBuf {
@@ -89,63 +159,254 @@ impl Lab {
     pub fn prediction_count(&self) -> usize {
         self.meta.checks.len() + self.meta.questions.len()
     }
+
+    /// The ids of every item the learner predicts, checks first, in the lab's order.
+    pub fn item_ids(&self) -> Vec<String> {
+        self.meta
+            .checks
+            .iter()
+            .map(Check::id)
+            .chain(self.meta.questions.iter().map(|q| q.id.clone()))
+            .collect()
+    }
+
+    /// The repository-relative path of a learner file (`labs/01-outbox/src/relay.rs`).
+    pub fn learner_path(&self, file: &str) -> String {
+        format!("labs/{}/{file}", self.slug())
+    }
+
+    /// Splits a teacher's lab.toml into what a learner may read and the key (or reads the
+    /// key from `key.txt` beside it, in the student edition).
+    pub fn new(dir: PathBuf, meta: LabMeta) -> std::result::Result<Lab, String> {
+        Lab::from_meta(dir, meta)
+    }
+
+    fn from_meta(dir: PathBuf, mut meta: LabMeta) -> std::result::Result<Lab, String> {
+        let has_key = meta
+            .checks
+            .iter()
+            .any(|c| c.holds.is_some() || c.explain.is_some())
+            || meta
+                .questions
+                .iter()
+                .any(|q| q.answer.is_some() || q.explain.is_some())
+            || !meta.hints.is_empty();
+        let key = if has_key {
+            let mut key = LabKey {
+                hints: std::mem::take(&mut meta.hints),
+                ..LabKey::default()
+            };
+            for check in &mut meta.checks {
+                let (Some(holds), Some(explain)) = (check.holds.take(), check.explain.take())
+                else {
+                    return Err(format!(
+                        "check `{}` needs both `holds` and `explain`",
+                        check.claim
+                    ));
+                };
+                key.checks.push(CheckKey {
+                    id: check.id(),
+                    holds,
+                    explain,
+                });
+            }
+            for q in &mut meta.questions {
+                let (Some(answer), Some(explain)) = (q.answer.take(), q.explain.take()) else {
+                    return Err(format!(
+                        "question `{}` needs both `answer` and `explain`",
+                        q.id
+                    ));
+                };
+                key.questions.push(QuestionKey {
+                    id: q.id.clone(),
+                    answer,
+                    explain,
+                });
+            }
+            key
+        } else {
+            let path = dir.join(KEY_FILE);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                format!(
+                    "lab.toml has no answer keys, and {} cannot be read ({e})",
+                    path.display()
+                )
+            })?;
+            crate::keys::decode(&meta.id, &text)?
+        };
+        let lab = Lab { dir, meta, key };
+        lab.key_matches_items()?;
+        Ok(lab)
+    }
+
+    /// Every item has exactly one key entry, in the same order.
+    fn key_matches_items(&self) -> std::result::Result<(), String> {
+        let checks: Vec<String> = self.meta.checks.iter().map(Check::id).collect();
+        let keyed: Vec<String> = self.key.checks.iter().map(|c| c.id.clone()).collect();
+        if checks != keyed {
+            return Err(format!(
+                "the key's checks {keyed:?} differ from lab.toml's {checks:?}"
+            ));
+        }
+        let questions: Vec<&str> = self.meta.questions.iter().map(|q| q.id.as_str()).collect();
+        let keyed: Vec<&str> = self.key.questions.iter().map(|q| q.id.as_str()).collect();
+        if questions != keyed {
+            return Err(format!(
+                "the key's questions {keyed:?} differ from lab.toml's {questions:?}"
+            ));
+        }
+        for (q, key) in self.meta.questions.iter().zip(&self.key.questions) {
+            if !q.options.contains_key(&key.answer) {
+                return Err(format!(
+                    "question `{}` has answer `{}`, not one of its options",
+                    q.id, key.answer
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The student edition's `lab.toml`: everything but the keys and hints.
+    pub fn student_toml(&self) -> String {
+        let header = format!(
+            "# Lab {} — written by `cargo labs export`. The answer keys, their explanations\n\
+             # and the hints are in key.txt, scrambled so that opening it spoils nothing.\n\n",
+            self.meta.number
+        );
+        header + &toml::to_string(&self.meta).unwrap_or_default()
+    }
 }
 
-/// Reads every `labs/*/lab.toml` under `root`, ordered by lab number.
-pub fn load_labs(root: &Path) -> Result<Vec<Lab>, String> {
+fn folder_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// A lab whose `lab.toml` could not be read: it costs only itself.
+#[derive(Clone, Debug)]
+pub struct BrokenLab {
+    pub dir: PathBuf,
+    pub problem: String,
+}
+
+impl BrokenLab {
+    pub fn slug(&self) -> String {
+        folder_name(&self.dir)
+    }
+
+    /// The lab's number, from its folder name (`01-outbox` → `01`).
+    pub fn number(&self) -> String {
+        self.slug()
+            .split('-')
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+/// Every lab under `root/labs`, ordered by number, and those that could not be loaded.
+#[derive(Clone, Debug, Default)]
+pub struct Labs {
+    pub labs: Vec<Lab>,
+    pub broken: Vec<BrokenLab>,
+}
+
+/// Reads every `labs/*/lab.toml` under `root`. A lab whose file does not parse is set
+/// aside with its problem; the others load.
+pub fn load_labs(root: &Path) -> Result<Labs> {
     let labs_dir = root.join("labs");
-    let entries = std::fs::read_dir(&labs_dir)
-        .map_err(|e| format!("cannot read {}: {e}", labs_dir.display()))?;
-    let mut labs = Vec::new();
+    let entries = std::fs::read_dir(&labs_dir).map_err(|e| Error::reading(&labs_dir, e))?;
     let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     dirs.sort();
+    let mut found = Labs::default();
     for dir in dirs {
         let path = dir.join("lab.toml");
         if !path.is_file() {
             continue;
         }
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let meta: LabMeta =
-            toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        labs.push(Lab { dir, meta });
+        let loaded = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read it: {e}"))
+            .and_then(|text| toml::from_str::<LabMeta>(&text).map_err(|e| e.to_string()))
+            .and_then(|meta| Lab::from_meta(dir.clone(), meta));
+        match loaded {
+            Ok(lab) => found.labs.push(lab),
+            Err(problem) => found.broken.push(BrokenLab {
+                problem: format!("{}: {}", path.display(), problem.trim()),
+                dir,
+            }),
+        }
     }
-    labs.sort_by(|a, b| a.meta.number.cmp(&b.meta.number));
-    Ok(labs)
+    found.labs.sort_by(|a, b| a.meta.number.cmp(&b.meta.number));
+    Ok(found)
 }
 
-/// Finds a lab by number (`01`, `1`), id (`outbox`) or folder name (`01-outbox`).
-pub fn find<'a>(labs: &'a [Lab], wanted: &str) -> Result<&'a Lab, String> {
-    let number = wanted.parse::<u32>().ok();
-    labs.iter()
-        .find(|lab| {
+impl Labs {
+    /// Finds a lab by number (`01`, `1`), id (`outbox`) or folder name (`01-outbox`). A
+    /// lab that exists but could not be loaded is named with its problem.
+    pub fn find(&self, wanted: &str) -> Result<&Lab> {
+        let number = wanted.parse::<u32>().ok();
+        let same_number = |n: &str| number.is_some() && n.parse::<u32>().ok() == number;
+        if let Some(lab) = self.labs.iter().find(|lab| {
             lab.meta.id == wanted
                 || lab.slug() == wanted
                 || lab.meta.number == wanted
-                || (number.is_some() && lab.meta.number.parse::<u32>().ok() == number)
+                || same_number(&lab.meta.number)
+        }) {
+            return Ok(lab);
+        }
+        if let Some(broken) = self
+            .broken
+            .iter()
+            .find(|b| b.slug() == wanted || same_number(&b.number()))
+        {
+            return Err(Error::input(format!(
+                "lab {} cannot be used: {}",
+                broken.slug(),
+                broken.problem
+            )));
+        }
+        let known: Vec<String> = self
+            .labs
+            .iter()
+            .map(|l| format!("{} ({})", l.meta.number, l.meta.id))
+            .collect();
+        Err(Error::input(format!(
+            "no lab `{wanted}`. The labs are: {}. Try `cargo labs list`.",
+            known.join(", ")
+        )))
+    }
+}
+
+/// The names of a graded suite's tests, read from its `graded_suite![…]` list: what the
+/// grader expects to hear from, whatever the test binary says of itself.
+pub fn graded_test_names(suite_source: &str) -> Vec<String> {
+    let Some(start) = suite_source.find("graded_suite![") else {
+        return Vec::new();
+    };
+    let body = &suite_source[start + "graded_suite![".len()..];
+    let body = body.split(']').next().unwrap_or_default();
+    body.split(',')
+        .map(|name| {
+            name.lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<String>()
+                .trim()
+                .to_string()
         })
-        .ok_or_else(|| {
-            let known: Vec<String> = labs
-                .iter()
-                .map(|l| format!("{} ({})", l.meta.number, l.meta.id))
-                .collect();
-            format!(
-                "no lab `{wanted}`. The labs are: {}. Try `cargo labs list`.",
-                known.join(", ")
-            )
-        })
+        .filter(|name| !name.is_empty())
+        .collect()
 }
 
 /// The page each chapter includes to list its lab's predictions (claims and questions,
 /// without the answers), generated from lab.toml so the book never repeats it by hand.
 pub fn predictions_page(lab: &Lab) -> String {
     let mut out = format!(
-        "Before you run lab {n}, record a prediction for each claim (does it hold?) and \
-         each question, with `cargo labs predict {n}`.\n\n",
+        "Before you run lab {n}, answer each question with `cargo labs predict {n}`.\n\n",
         n = lab.meta.number
     );
     for (i, check) in lab.meta.checks.iter().enumerate() {
-        out.push_str(&format!("{}. {}\n", i + 1, check.claim));
+        out.push_str(&format!("{}. {}\n", i + 1, check.question()));
     }
     for q in &lab.meta.questions {
         out.push_str(&format!("\n**{}**\n\n", q.prompt));
@@ -167,4 +428,16 @@ pub fn predictions_pages(root: &Path, labs: &[Lab]) -> Vec<(PathBuf, String)> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suite_names_come_from_the_graded_suite_list() {
+        let source = "use x;\nlabkit::graded_suite![\n    first,\n    // a comment\n    second_one,\n];\nfn first() {}\n";
+        assert_eq!(graded_test_names(source), ["first", "second_one"]);
+        assert!(graded_test_names("fn main() {}").is_empty());
+    }
 }

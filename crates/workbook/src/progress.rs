@@ -1,7 +1,11 @@
 //! The progress store: `.labs/progress.db`, SQLite, keyed by stable lab ids (renaming a
 //! folder loses nothing). Every write is one transaction. A damaged store is moved aside
 //! and rebuilt from what the learner's files show (the seal lines of predictions.txt).
+//!
+//! The store keeps each lab's *first* seal, answers included: a seal line deleted from
+//! predictions.txt is put back from here, and one that differs is noted.
 
+use crate::predictions::Seal;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
 
@@ -27,7 +31,7 @@ pub struct Last {
 }
 
 impl Progress {
-    /// Opens (or creates) the store. Returns a note when it had to be rebuilt.
+    /// Opens (or creates) the store. Returns a note when it had to be created or rebuilt.
     pub fn open(state_dir: &Path) -> Result<(Progress, Option<String>), String> {
         std::fs::create_dir_all(state_dir)
             .map_err(|e| format!("cannot create {}: {e}", state_dir.display()))?;
@@ -73,15 +77,33 @@ impl Progress {
             return Err(check);
         }
         db.execute_batch(SCHEMA).map_err(|e| e.to_string())?;
+        // Stores written before seals carried their answers get the two columns.
+        let columns: Vec<String> = db
+            .prepare("SELECT name FROM pragma_table_info('seal')")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .map_err(|e| e.to_string())?;
+        if !columns.iter().any(|c| c == "answers") {
+            db.execute_batch(
+                "ALTER TABLE seal ADD COLUMN answers TEXT; ALTER TABLE seal ADD COLUMN mac TEXT;",
+            )
+            .map_err(|e| e.to_string())?;
+        }
         Ok(Progress { db })
     }
 
-    pub fn seal(&self, lab_id: &str) -> Option<(String, String)> {
+    /// The first seal recorded for a lab, when it carries its answers.
+    pub fn first_seal(&self, lab_id: &str) -> Option<Seal> {
         self.db
             .query_row(
-                "SELECT sealed_at, hash FROM seal WHERE lab_id = ?1",
+                "SELECT sealed_at, answers, mac FROM seal WHERE lab_id = ?1 AND answers IS NOT NULL",
                 [lab_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| {
+                    Ok(Seal {
+                        at: r.get(0)?,
+                        answers: r.get(1)?,
+                        mac: r.get(2)?,
+                    })
+                },
             )
             .optional()
             .ok()
@@ -89,10 +111,10 @@ impl Progress {
     }
 
     /// Records a seal unless one exists (the first seal wins).
-    pub fn record_seal(&self, lab_id: &str, at: &str, hash: &str) -> rusqlite::Result<()> {
+    pub fn record_seal(&self, lab_id: &str, seal: &Seal) -> rusqlite::Result<()> {
         self.db.execute(
-            "INSERT OR IGNORE INTO seal (lab_id, sealed_at, hash) VALUES (?1, ?2, ?3)",
-            params![lab_id, at, hash],
+            "INSERT OR IGNORE INTO seal (lab_id, sealed_at, hash, answers, mac) VALUES (?1, ?2, '', ?3, ?4)",
+            params![lab_id, seal.at, seal.answers, seal.mac],
         )?;
         Ok(())
     }
@@ -113,43 +135,6 @@ impl Progress {
         Ok(self.db.last_insert_rowid())
     }
 
-    /// Test support for `tests/progress_kill.rs` (the hidden `cargo labs __record-attempts N`):
-    /// records `n` attempts of the lab `KILL_TEST_LAB`, one transaction each, and prints
-    /// the seq of each one after its commit, flushed. Each transaction writes two rows (the
-    /// attempt, with a detail spanning several pages, and the lab's hint counter, set to the
-    /// number of attempts), so a torn transaction would show as a mismatch.
-    pub fn record_attempts_for_kill_test(
-        &self,
-        n: u64,
-        out: &mut impl std::io::Write,
-    ) -> Result<(), String> {
-        for _ in 0..n {
-            let tx = self.db.unchecked_transaction().map_err(|e| e.to_string())?;
-            tx.execute(
-                "INSERT INTO attempt (lab_id, kind, at, passed, total, detail) VALUES (?1, 'check', ?2, 0, 0, '')",
-                params![KILL_TEST_LAB, now_utc()],
-            )
-            .map_err(|e| e.to_string())?;
-            let seq = tx.last_insert_rowid();
-            tx.execute(
-                "UPDATE attempt SET detail = ?1 WHERE seq = ?2",
-                params![kill_test_detail(seq), seq],
-            )
-            .map_err(|e| e.to_string())?;
-            tx.execute(
-                "INSERT INTO hint (lab_id, shown) VALUES (?1, (SELECT count(*) FROM attempt WHERE lab_id = ?1))
-                 ON CONFLICT (lab_id) DO UPDATE SET shown = excluded.shown",
-                [KILL_TEST_LAB],
-            )
-            .map_err(|e| e.to_string())?;
-            tx.commit().map_err(|e| e.to_string())?;
-            writeln!(out, "{seq}")
-                .and_then(|()| out.flush())
-                .map_err(|e| e.to_string())?;
-        }
-        Ok(())
-    }
-
     pub fn last(&self, lab_id: &str, kind: &str) -> Option<Last> {
         self.db
             .query_row(
@@ -160,16 +145,6 @@ impl Progress {
             .optional()
             .ok()
             .flatten()
-    }
-
-    pub fn attempts(&self, lab_id: &str) -> i64 {
-        self.db
-            .query_row(
-                "SELECT count(*) FROM attempt WHERE lab_id = ?1",
-                [lab_id],
-                |r| r.get(0),
-            )
-            .unwrap_or(0)
     }
 
     pub fn hints_shown(&self, lab_id: &str) -> usize {
@@ -191,15 +166,11 @@ impl Progress {
         )?;
         Ok(())
     }
-}
 
-/// The lab id the kill test writes under (no real lab has it).
-pub const KILL_TEST_LAB: &str = "__kill-test";
-
-/// The detail the kill test writes for attempt `seq`: about 12 KB, so one attempt spans
-/// several database pages, and each byte depends on `seq`.
-pub fn kill_test_detail(seq: i64) -> String {
-    format!("attempt {seq}: ").repeat(1_000)
+    /// The connection, for tests that look inside the store.
+    pub fn connection(&self) -> &Connection {
+        &self.db
+    }
 }
 
 fn aside_name(path: &Path) -> PathBuf {

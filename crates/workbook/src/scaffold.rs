@@ -5,9 +5,9 @@
 //! small placeholder (a sender retries after lost responses; the receiver must recognise
 //! a retry): replace it with the lab's own, keeping the shape.
 
-use crate::grade::git_blob;
+use crate::error::{Error as Failure, Result};
 use crate::meta::{LabMeta, load_labs, predictions_page};
-use crate::{Failure, write_atomically};
+use crate::write_atomically;
 use std::path::{Path, PathBuf};
 
 /// The names one lab's files are made of, all derived from `NN-slug`.
@@ -28,7 +28,7 @@ pub struct Names {
 impl Names {
     /// Validates `NN-slug` (two digits, a dash, lower-case words joined by dashes) and a
     /// one-line title.
-    pub fn parse(slug: &str, title: &str) -> Result<Names, String> {
+    pub fn parse(slug: &str, title: &str) -> std::result::Result<Names, String> {
         let usage = format!(
             "`{slug}` is not a lab folder name: use two digits, a dash and lower-case words joined by dashes, e.g. `11-retried-writes`"
         );
@@ -167,10 +167,11 @@ pub fn add_to_summary(summary: &str, names: &Names) -> String {
 
 /// Scaffolds the lab under `root` and returns the paths it wrote. Refuses to overwrite
 /// anything, and refuses a number or id another lab already has.
-pub fn scaffold(root: &Path, slug: &str, title: &str) -> Result<Vec<PathBuf>, Failure> {
-    let names = Names::parse(slug, title)?;
+pub fn scaffold(root: &Path, slug: &str, title: &str) -> Result<Vec<PathBuf>> {
+    let names = Names::parse(slug, title).map_err(Failure::input)?;
     let existing = load_labs(root)?;
     if let Some(lab) = existing
+        .labs
         .iter()
         .find(|l| l.meta.number == names.number || l.meta.id == names.id)
     {
@@ -195,17 +196,15 @@ pub fn scaffold(root: &Path, slug: &str, title: &str) -> Result<Vec<PathBuf>, Fa
         }
     }
     let summary_path = root.join("book/src/SUMMARY.md");
-    let summary = std::fs::read_to_string(&summary_path)
-        .map_err(|e| Failure::input(format!("cannot read {}: {e}", summary_path.display())))?;
+    let summary =
+        std::fs::read_to_string(&summary_path).map_err(|e| Failure::reading(&summary_path, e))?;
     let mut written = Vec::new();
-    let write = |path: &str, text: &str, written: &mut Vec<PathBuf>| -> Result<(), Failure> {
+    let write = |path: &str, text: &str, written: &mut Vec<PathBuf>| -> Result<()> {
         let full = root.join(path);
         if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| Failure::input(format!("cannot create {}: {e}", parent.display())))?;
+            std::fs::create_dir_all(parent).map_err(|e| Failure::writing(parent, e))?;
         }
-        std::fs::write(&full, text)
-            .map_err(|e| Failure::input(format!("cannot write {}: {e}", full.display())))?;
+        std::fs::write(&full, text).map_err(|e| Failure::writing(&full, e))?;
         written.push(full);
         Ok(())
     };
@@ -223,7 +222,8 @@ pub fn scaffold(root: &Path, slug: &str, title: &str) -> Result<Vec<PathBuf>, Fa
         .output();
     let mut published = String::new();
     for path in published_paths(&names) {
-        let blob = git_blob(root, &path)?;
+        let blob = crate::blob::file_blob(&root.join(&path))
+            .map_err(|e| Failure::reading(&root.join(&path), e))?;
         published.push_str(&format!("\"{path}\" = \"{blob}\"\n"));
     }
     let lab_toml_text = names
@@ -233,13 +233,11 @@ pub fn scaffold(root: &Path, slug: &str, title: &str) -> Result<Vec<PathBuf>, Fa
     let meta: LabMeta = toml::from_str(&lab_toml_text)
         .map_err(|e| Failure::input(format!("the generated lab.toml does not parse: {e}")))?;
     write(&lab_toml, &lab_toml_text, &mut written)?;
-    let lab = crate::meta::Lab {
-        dir: root.join("labs").join(&names.slug),
-        meta,
-    };
+    let lab = crate::meta::Lab::new(root.join("labs").join(&names.slug), meta)
+        .map_err(|e| Failure::input(format!("the generated lab.toml is incomplete: {e}")))?;
     write(&predictions, &predictions_page(&lab), &mut written)?;
     write_atomically(&summary_path, &add_to_summary(&summary, &names))
-        .map_err(|e| Failure::input(format!("cannot write {}: {e}", summary_path.display())))?;
+        .map_err(|e| Failure::writing(&summary_path, e))?;
     written.push(summary_path);
     Ok(written)
 }
@@ -264,6 +262,7 @@ path = "src/main.rs"
 [[test]]
 name = "graded"
 path = "../../@SUITE@"
+harness = false
 
 [dependencies]
 labkit.workspace = true
@@ -289,6 +288,7 @@ path = "src/lib.rs"
 [[test]]
 name = "graded"
 path = "../../@SUITE@"
+harness = false
 
 [dependencies]
 labkit.workspace = true
@@ -587,12 +587,17 @@ use labkit::fault::{self, Token};
 
 use @LIB@::harness::{delivery_scenario, explore_delivery};
 
-#[test]
+// The graded tests, in the order they are reported (see `labkit::graded`).
+labkit::graded_suite![
+    the_fault_free_run_applies_every_message_once,
+    every_message_takes_effect_once_when_responses_are_lost,
+    every_schedule_replays_identically,
+];
+
 fn the_fault_free_run_applies_every_message_once() {
     explore_delivery(0).assert_ok();
 }
 
-#[test]
 fn every_message_takes_effect_once_when_responses_are_lost() {
     let exploration = explore_delivery(2);
     exploration.assert_ok();
@@ -602,7 +607,6 @@ fn every_message_takes_effect_once_when_responses_are_lost() {
     );
 }
 
-#[test]
 fn every_schedule_replays_identically() {
     let sample: Vec<Token> = ["v1:", "v1:1", "v1:0.1.1", "v1:1.0.0.1"]
         .iter()

@@ -6,11 +6,11 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
-use workbook::Failure;
+use workbook::error::{Error as Failure, Result};
 
 /// Serves `dir` until the process is stopped (Ctrl-C). Tries port 3000 and the nine
 /// after it, then any free port; prints the URL.
-pub fn run(dir: &Path) -> Result<(), Failure> {
+pub fn run(dir: &Path) -> Result<()> {
     if !dir.join("index.html").is_file() {
         return Err(Failure::input(format!(
             "{} has no index.html: build the book first",
@@ -23,7 +23,7 @@ pub fn run(dir: &Path) -> Result<(), Failure> {
         .ok_or_else(|| Failure::input("cannot bind a port on 127.0.0.1"))?;
     let addr = listener
         .local_addr()
-        .map_err(|e| Failure::input(e.to_string()))?;
+        .map_err(|e| Failure::io("cannot serve the book", e))?;
     println!(
         "serving {} at http://{addr}/ (Ctrl-C to stop)",
         dir.display()

@@ -2,39 +2,33 @@
 //! its files, and prints the verdict and the next step. Keys: `h` hint, `r` run (observe),
 //! `c` check now, `n` next lab, `q` quit.
 //!
-//! The files are polled (modification time and size, every 50 ms; std only). In a
-//! terminal, keys act at once: the terminal is put in non-canonical mode with `stty` and
-//! restored on the way out. Signals stay with the terminal driver only as bytes: with
-//! `-isig`, Ctrl-C and Ctrl-D arrive as keys and quit through the same path as `q`, so the
-//! terminal is restored then too (the workspace forbids unsafe code, so no signal handler).
-//! When stdin is not a terminal, keys are read a line at a time (the first letter counts)
-//! and the end of input quits.
+//! The files are polled (modification time and size, every 50 ms). In a terminal, keys
+//! act at once: crossterm puts the terminal in raw mode, where Ctrl-C arrives as a key
+//! and quits through the same path as `q`; output is printed with the terminal back in its
+//! usual mode, and the terminal is restored on the way out whatever happens. When stdin is
+//! not a terminal, keys are read a line at a time (the first letter counts) and the end
+//! of input quits.
 //!
-//! A check runs in its own thread, in its own process group: a new save cancels the
-//! running check (the whole group is killed) and starts a new one, and `q` never waits for
-//! a check. This is CLI code, not simulated code: threads and the wall clock are fine here.
+//! A check runs in its own thread: a new save cancels the running check (its processes
+//! are killed) and starts a new one, and `q` never waits for a check. This is CLI code,
+//! not simulated code: threads and the wall clock are fine here.
 
-use crate::Failure;
-use crate::commands::{self, Outcome, Workbook, explain_failed_run, read_predictions};
+use crate::commands::{self, Workbook, graded_run, read_predictions};
+use crate::error::{Error, Result};
 use crate::meta::Lab;
 use crate::progress::now_utc;
-use crate::runner::{self, Finished, TestResult, cargo, parse_libtest, run_cancellable};
+use crate::suite::{SuiteRun, TestRun};
 use colored::Colorize;
-use std::io::{BufRead, IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Arc;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// How often the lab's files are looked at.
 const POLL: Duration = Duration::from_millis(50);
-/// Where the graded tests put their scratch databases under watch, when it exists and
-/// `TMPDIR` is not set: a memory file system, where SQLite's fsyncs cost nothing (lab 01's
-/// graded run: 0.86 s with /tmp on disk, 0.58 s here). The results are the same.
-const FAST_TMP: &str = "/dev/shm";
 const KEYS: &str = "h hint · r run (observe) · c check now · n next lab · q quit";
 /// The most lines of one failing test's output shown under a verdict.
 const FAILURE_LINES: usize = 30;
@@ -44,16 +38,58 @@ enum Event {
     InputClosed,
     Checked {
         id: u64,
-        finished: std::io::Result<Finished>,
+        result: Result<SuiteRun>,
+        seconds: f64,
     },
 }
 
+/// The terminal in raw mode while keys are awaited, back to normal while printing and
+/// when dropped.
+struct Terminal {
+    /// Held while printing, so two printers never toggle the mode at once.
+    printing: Mutex<()>,
+}
+
+impl Terminal {
+    /// Raw mode, when stdin is a terminal; `None` means line mode.
+    fn single_keys() -> Option<Terminal> {
+        if !std::io::stdin().is_terminal() {
+            return None;
+        }
+        crossterm::terminal::enable_raw_mode().ok()?;
+        Some(Terminal {
+            printing: Mutex::new(()),
+        })
+    }
+
+    /// Runs `print` with the terminal in its usual mode (raw mode does not turn `\n` into
+    /// a new line), then goes back to raw mode.
+    fn cooked<T>(&self, print: impl FnOnce() -> T) -> T {
+        let _guard = self.printing.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = crossterm::terminal::disable_raw_mode();
+        let value = print();
+        let _ = std::io::stdout().flush();
+        let _ = crossterm::terminal::enable_raw_mode();
+        value
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = crossterm::terminal::disable_raw_mode();
+    }
+}
+
 /// `cargo labs watch [N]`. Without N, the first lab not yet graded green.
-pub fn watch(wb: &Workbook, wanted: Option<&Lab>) -> Outcome {
+pub fn watch(wb: &Workbook, wanted: Option<&Lab>) -> Result<()> {
     // Open the store first, so a note about it comes before the header.
     drop(wb.progress()?);
+    if wb.labs.labs.is_empty() {
+        return Err(Error::input("there is no lab to watch"));
+    }
     let index = match wanted {
         Some(lab) => wb
+            .labs
             .labs
             .iter()
             .position(|l| l.meta.id == lab.meta.id)
@@ -70,20 +106,22 @@ pub fn watch(wb: &Workbook, wanted: Option<&Lab>) -> Outcome {
         checks: 0,
         running: None,
         stamps: Vec::new(),
-        terminal: terminal.is_some(),
+        terminal,
     };
-    session.open_lab();
+    session.say(|s| s.open_lab_text());
+    session.start_check("first check");
     let result = session.serve(&rx);
     session.stop_check(&rx);
-    drop(terminal);
+    drop(session.terminal.take());
     println!("watch ended");
     result
 }
 
 /// The index of the first lab whose last graded run was not green (or the last lab).
-fn first_unfinished(wb: &Workbook) -> Result<usize, Failure> {
+fn first_unfinished(wb: &Workbook) -> Result<usize> {
     let progress = wb.progress()?;
     Ok(wb
+        .labs
         .labs
         .iter()
         .position(|lab| {
@@ -91,7 +129,7 @@ fn first_unfinished(wb: &Workbook) -> Result<usize, Failure> {
                 .last(&lab.meta.id, "check")
                 .is_some_and(|g| g.total > 0 && g.passed == g.total)
         })
-        .unwrap_or(wb.labs.len().saturating_sub(1)))
+        .unwrap_or(wb.labs.labs.len().saturating_sub(1)))
 }
 
 struct Running {
@@ -108,12 +146,24 @@ struct Session<'a> {
     running: Option<Running>,
     /// (file, modification time and size) of each watched file, as last seen.
     stamps: Vec<(PathBuf, Option<(SystemTime, u64)>)>,
-    terminal: bool,
+    terminal: Option<Terminal>,
 }
 
 impl Session<'_> {
     fn lab(&self) -> &Lab {
-        &self.wb.labs[self.index]
+        &self.wb.labs.labs[self.index]
+    }
+
+    /// Prints through the terminal's usual mode when in raw mode.
+    fn say<T>(&self, print: impl FnOnce(&Self) -> T) -> T {
+        match &self.terminal {
+            Some(terminal) => terminal.cooked(|| print(self)),
+            None => {
+                let value = print(self);
+                let _ = std::io::stdout().flush();
+                value
+            }
+        }
     }
 
     /// The learner files and predictions.txt of the current lab.
@@ -129,13 +179,6 @@ impl Session<'_> {
         files
     }
 
-    fn shown(&self, path: &Path) -> String {
-        path.strip_prefix(&self.wb.root)
-            .unwrap_or(path)
-            .display()
-            .to_string()
-    }
-
     fn header(&self) {
         let lab = self.lab();
         println!(
@@ -144,46 +187,49 @@ impl Session<'_> {
             lab.meta.number.bold(),
             lab.meta.title
         );
-        let files: Vec<String> = self.files().iter().map(|f| self.shown(f)).collect();
+        let files: Vec<String> = self.files().iter().map(|f| self.wb.shown(f)).collect();
         println!("  files: {}", files.join(", "));
-        if self.terminal {
+        if self.terminal.is_some() {
             println!("  keys:  {KEYS}");
         } else {
             println!("  keys (a letter, then Enter): {KEYS}");
         }
     }
 
-    /// Shows the current lab, remembers its files as they are, and checks it.
-    fn open_lab(&mut self) {
-        self.stamps = stamps(&self.files());
+    /// Shows the current lab and remembers its files as they are.
+    fn open_lab_text(&self) {
         self.header();
         self.predictions_state();
-        self.start_check("first check");
     }
 
-    fn serve(&mut self, rx: &Receiver<Event>) -> Outcome {
+    fn serve(&mut self, rx: &Receiver<Event>) -> Result<()> {
+        self.stamps = stamps(&self.files());
         loop {
             match rx.recv_timeout(POLL) {
                 Ok(Event::Key(key)) => match key.to_ascii_lowercase() {
-                    // Ctrl-C and Ctrl-D arrive as bytes in single-key mode.
+                    // Ctrl-C and Ctrl-D arrive as keys in raw mode.
                     'q' | '\u{3}' | '\u{4}' => return Ok(()),
-                    'h' => self.act(commands::hint(self.wb, self.lab())),
-                    'r' => self.act(commands::run(self.wb, self.lab(), false)),
+                    'h' => self.act(|wb, lab| commands::hint(wb, lab)),
+                    'r' => self.act(|wb, lab| commands::run(wb, lab, false, false)),
                     'c' => {
                         self.fresh_screen();
                         self.start_check("check requested");
                     }
                     'n' => self.next_lab(),
                     k if k.is_ascii_alphanumeric() => {
-                        println!("unknown key `{k}`; keys: {KEYS}");
+                        self.say(|_| println!("unknown key `{k}`; keys: {KEYS}"));
                     }
                     _ => {}
                 },
                 Ok(Event::InputClosed) | Err(RecvTimeoutError::Disconnected) => return Ok(()),
-                Ok(Event::Checked { id, finished }) => {
+                Ok(Event::Checked {
+                    id,
+                    result,
+                    seconds,
+                }) => {
                     if self.running.as_ref().is_some_and(|r| r.id == id) {
                         self.running = None;
-                        self.verdict(id, finished);
+                        self.say(|s| s.verdict(id, result, seconds));
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {}
@@ -192,33 +238,41 @@ impl Session<'_> {
         }
     }
 
-    /// Prints what a command run from a key said when it failed; watching goes on.
-    fn act(&self, outcome: Outcome) {
-        if let Err(failure) = outcome {
-            println!("{} {}", "error:".red().bold(), failure.message);
-        }
-        println!("keys: {KEYS}");
+    /// Runs a command from a key and prints what it said when it failed; watching goes on.
+    fn act(&self, command: impl FnOnce(&Workbook, &Lab) -> Result<()>) {
+        self.say(|s| {
+            if let Err(error) = command(s.wb, s.lab()) {
+                println!("{} {error}", "error:".red().bold());
+            }
+            println!("keys: {KEYS}");
+        });
     }
 
     /// In a terminal, each new check starts on a clean screen under the header.
     fn fresh_screen(&self) {
-        if self.terminal {
-            print!("\x1b[2J\x1b[H");
-            self.header();
+        if self.terminal.is_some() {
+            self.say(|s| {
+                print!("\x1b[2J\x1b[H");
+                s.header();
+            });
         }
     }
 
     fn next_lab(&mut self) {
-        if self.index + 1 >= self.wb.labs.len() {
-            println!("lab {} is the last lab", self.lab().meta.number);
+        if self.index + 1 >= self.wb.labs.labs.len() {
+            self.say(|s| println!("lab {} is the last lab", s.lab().meta.number));
             return;
         }
         self.stop_running();
         self.index += 1;
-        if self.terminal {
-            print!("\x1b[2J\x1b[H");
-        }
-        self.open_lab();
+        self.stamps = stamps(&self.files());
+        self.say(|s| {
+            if s.terminal.is_some() {
+                print!("\x1b[2J\x1b[H");
+            }
+            s.open_lab_text();
+        });
+        self.start_check("first check");
     }
 
     fn poll_files(&mut self) {
@@ -234,10 +288,12 @@ impl Session<'_> {
             .collect();
         self.stamps = now;
         let predictions = self.lab().predictions_path();
-        let names: Vec<String> = changed.iter().map(|f| self.shown(f)).collect();
+        let names: Vec<String> = changed.iter().map(|f| self.wb.shown(f)).collect();
         if changed.iter().all(|f| *f == predictions) {
-            println!("\n{} {}", "changed:".cyan().bold(), names.join(", "));
-            self.predictions_state();
+            self.say(|s| {
+                println!("\n{} {}", "changed:".cyan().bold(), names.join(", "));
+                s.predictions_state();
+            });
         } else {
             self.fresh_screen();
             self.start_check(&format!("changed: {}", names.join(", ")));
@@ -250,19 +306,20 @@ impl Session<'_> {
         let n = &lab.meta.number;
         let total = lab.prediction_count();
         match read_predictions(lab) {
-            Ok(Some(p)) if p.answered() > 0 => {
+            Ok(Some(p)) if p.answered() > 0 || p.seal.is_some() => {
+                let revised = p.revised(lab).len();
                 let sealed = match &p.seal {
-                    Some(_) if p.revised_after_seal() => ", sealed, revised after the seal",
-                    Some(_) => ", sealed",
-                    None => " (r runs the lab and seals them)",
+                    Some(_) if revised > 0 => format!(", sealed, {revised} revised after the seal"),
+                    Some(_) => ", sealed".into(),
+                    None => " (r runs the lab and seals them)".into(),
                 };
                 println!("  predictions: {}/{total} answered{sealed}", p.answered());
             }
             Ok(_) => println!(
                 "  predictions: none yet. Predict first (`cargo labs predict {n}` in another terminal, or edit {}), then r",
-                self.shown(&lab.predictions_path())
+                self.wb.shown(&lab.predictions_path())
             ),
-            Err(failure) => println!("  {} {}", "predictions:".red().bold(), failure.message),
+            Err(error) => println!("  {} {error}", "predictions:".red().bold()),
         }
     }
 
@@ -290,76 +347,62 @@ impl Session<'_> {
         self.stop_running();
         self.checks += 1;
         let id = self.checks;
-        let lab = self.lab();
-        println!("\n[{id}] {why} → checking lab {} …", lab.meta.number);
-        let _ = std::io::stdout().flush();
-        let mut command = cargo();
-        command.args([
-            "test",
-            "-p",
-            &lab.meta.package,
-            "--test",
-            "graded",
-            "--",
-            "--color",
-            "never",
-        ]);
-        if std::env::var_os("TMPDIR").is_none() && Path::new(FAST_TMP).is_dir() {
-            command.env("TMPDIR", FAST_TMP);
-        }
-        let root = self.wb.root.clone();
-        let limit = Duration::from_secs(lab.meta.time_limit_secs);
+        let n = self.lab().meta.number.clone();
+        self.say(|_| println!("\n[{id}] {why} → checking lab {n} …"));
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&cancel);
         let tx = self.tx.clone();
+        let root = self.wb.root.clone();
+        let lab_id = self.lab().meta.id.clone();
         thread::spawn(move || {
-            let finished = run_cancellable(command, &root, limit, &flag);
-            let _ = tx.send(Event::Checked { id, finished });
+            let started = Instant::now();
+            // A thread of its own owns a workbook of its own: nothing is shared but the
+            // cancel flag.
+            let result = crate::commands::Workbook::load(root).and_then(|wb| {
+                let lab = wb.lab(&lab_id)?;
+                graded_run(&wb, lab, Some(&flag))
+            });
+            let seconds = started.elapsed().as_secs_f64();
+            let _ = tx.send(Event::Checked {
+                id,
+                result,
+                seconds,
+            });
         });
         self.running = Some(Running { id, cancel });
     }
 
     /// Prints a finished check's verdict and the next step, and records the attempt.
-    fn verdict(&self, id: u64, finished: std::io::Result<Finished>) {
+    fn verdict(&self, id: u64, result: Result<SuiteRun>, seconds: f64) {
         let lab = self.lab();
         let n = &lab.meta.number;
-        let finished = match finished {
-            Ok(f) => f,
-            Err(e) => {
-                println!("[{id}] verdict: ✗ cannot start cargo: {e}");
+        let run = match result {
+            Ok(run) => run,
+            Err(Error::Interrupted) => return,
+            Err(error) => {
+                self.record(0, 0, &error.to_string());
+                let text = error.to_string();
+                let why = if text.contains("does not compile") {
+                    "does not compile"
+                } else {
+                    "error"
+                };
+                println!(
+                    "[{id}] verdict: {} lab {n}: {why} ({seconds:.1} s)",
+                    "✗".red().bold()
+                );
+                println!("{text}");
+                let next = if why == "does not compile" {
+                    "fix what the compiler says above; saving checks again"
+                } else {
+                    "read the error above; c checks again"
+                };
+                println!("{} {next}", "next:".bold());
                 return;
             }
         };
-        let mut results = parse_libtest(&finished.stdout);
-        results.sort_by(|a, b| a.name.cmp(&b.name));
-        let seconds = finished.seconds;
-        if finished.timed_out || (results.is_empty() && !finished.success()) {
-            let failure = explain_failed_run(lab, &finished, "graded tests");
-            self.record(0, 0, &failure.message);
-            let why = if finished.timed_out {
-                "hang"
-            } else if finished.compile_error() {
-                "does not compile"
-            } else {
-                "error"
-            };
-            println!(
-                "[{id}] verdict: {} lab {n}: {why} ({seconds:.1} s)",
-                "✗".red().bold()
-            );
-            println!("{}", failure.message);
-            let next = if finished.timed_out {
-                "look for a loop or a retry without a bound; save to check again, h for a hint"
-            } else if finished.compile_error() {
-                "fix what the compiler says above; saving checks again"
-            } else {
-                "read the error above; c checks again"
-            };
-            println!("{} {next}", "next:".bold());
-            return;
-        }
-        let passed = results.iter().filter(|r| r.passed).count();
-        let total = results.len();
+        let passed = run.passed();
+        let total = run.tests.len();
         self.record(passed, total, "");
         let green = passed == total && total > 0;
         let mark = if green {
@@ -367,20 +410,26 @@ impl Session<'_> {
         } else {
             "✗".red().bold()
         };
-        println!("[{id}] verdict: {mark} {passed}/{total} graded tests pass ({seconds:.1} s)");
-        let mut failing: Vec<&TestResult> = results.iter().filter(|r| !r.passed).collect();
-        for r in &failing {
-            println!("  {} {}", "✗".red(), r.name.replace('_', " "));
+        let hang = if run.timed_out { " — a hang" } else { "" };
+        println!(
+            "[{id}] verdict: {mark} {passed}/{total} graded tests pass ({seconds:.1} s){hang}"
+        );
+        let mut failing: Vec<&TestRun> = run.tests.iter().filter(|t| !t.passed).collect();
+        for t in &failing {
+            println!("  {} {}", "✗".red(), t.name.replace('_', " "));
         }
         // The first failure shown is the first in the lab's own order (lab.toml's
-        // `starter_fails`, which the hints follow), then by name.
-        let rank = |r: &TestResult| {
-            let known = lab.meta.starter_fails.iter().position(|n| *n == r.name);
+        // `starter_fails`, which the hints follow), then the suite's.
+        let rank = |t: &TestRun| {
+            let known = lab.meta.starter_fails.iter().position(|n| *n == t.name);
             known.unwrap_or(usize::MAX)
         };
-        failing.sort_by_key(|r| rank(r));
+        failing.sort_by_key(|t| rank(t));
         if let Some(first) = failing.first() {
             println!("\n{} {}", "first failure:".red().bold(), first.name.bold());
+            if let Some(how) = &first.unreported {
+                println!("  the test did not report a result: {how}");
+            }
             print_failure(&first.output, n);
             println!(
                 "{} make `{}` pass (h for a hint); saving checks again",
@@ -388,7 +437,7 @@ impl Session<'_> {
                 first.name
             );
         } else if green {
-            match self.wb.labs.get(self.index + 1) {
+            match self.wb.labs.labs.get(self.index + 1) {
                 Some(next) => println!(
                     "{} lab {n} is complete. Read the chapter's acceptance criteria, then n for lab {}",
                     "next:".bold(),
@@ -402,7 +451,6 @@ impl Session<'_> {
         } else {
             println!("{} no graded test ran; c checks again", "next:".bold());
         }
-        let _ = std::io::stdout().flush();
     }
 
     fn record(&self, passed: usize, total: usize, detail: &str) {
@@ -419,17 +467,17 @@ impl Session<'_> {
     }
 }
 
-/// A failing test's output without the stack backtrace, at most `FAILURE_LINES` lines
-/// (the end is kept: that is where a timeline explains itself and prints its replay line).
+/// A failing test's output without the panic noise, at most `FAILURE_LINES` lines (the
+/// end is kept: that is where a timeline explains itself and prints its replay line).
 fn print_failure(output: &str, n: &str) {
-    let mut lines = runner::clean_failure(output);
+    let mut lines = crate::text::clean_failure(output);
     if lines.len() > FAILURE_LINES {
         let skipped = lines.len() - FAILURE_LINES;
         println!("  … {skipped} lines above (all of it: `cargo labs check {n}`)");
         lines.drain(..skipped);
     }
     for line in lines {
-        println!("  {line}");
+        println!("  {}", crate::text::for_terminal(line));
     }
 }
 
@@ -445,20 +493,31 @@ fn stamps(files: &[PathBuf]) -> Vec<(PathBuf, Option<(SystemTime, u64)>)> {
         .collect()
 }
 
-/// Reads keys in a thread: byte by byte in single-key mode, else a line at a time.
+/// Reads keys in a thread: crossterm's key events in a terminal, else a line at a time.
 fn read_keys(tx: Sender<Event>, single: bool) {
     thread::spawn(move || {
-        let stdin = std::io::stdin();
-        let mut stdin = stdin.lock();
         if single {
-            let mut byte = [0u8; 1];
-            while let Ok(1) = stdin.read(&mut byte) {
-                if tx.send(Event::Key(char::from(byte[0]))).is_err() {
+            use crossterm::event::{self, KeyCode, KeyEventKind, KeyModifiers};
+            while let Ok(event) = event::read() {
+                let event::Event::Key(key) = event else {
+                    continue;
+                };
+                if key.kind != KeyEventKind::Press {
+                    continue;
+                }
+                let control = key.modifiers.contains(KeyModifiers::CONTROL);
+                let c = match key.code {
+                    KeyCode::Char('c') | KeyCode::Char('d') if control => 'q',
+                    KeyCode::Char(c) => c,
+                    KeyCode::Esc => 'q',
+                    _ => continue,
+                };
+                if tx.send(Event::Key(c)).is_err() {
                     return;
                 }
             }
         } else {
-            for line in stdin.lines() {
+            for line in std::io::stdin().lock().lines() {
                 let Ok(line) = line else { break };
                 if let Some(key) = line.trim().chars().next()
                     && tx.send(Event::Key(key)).is_err()
@@ -469,44 +528,4 @@ fn read_keys(tx: Sender<Event>, single: bool) {
         }
         let _ = tx.send(Event::InputClosed);
     });
-}
-
-/// The terminal in single-key mode, restored when dropped.
-struct Terminal {
-    saved: String,
-}
-
-impl Terminal {
-    /// Puts the terminal in non-canonical mode without echo (and without signals: Ctrl-C
-    /// is a key), when stdin is a terminal and `stty` works; `None` means line mode.
-    fn single_keys() -> Option<Terminal> {
-        if !std::io::stdin().is_terminal() {
-            return None;
-        }
-        let saved = stty(&["-g"])?;
-        stty(&["-icanon", "-echo", "-isig", "min", "1", "time", "0"])?;
-        Some(Terminal { saved })
-    }
-}
-
-impl Drop for Terminal {
-    fn drop(&mut self) {
-        if stty(&[&self.saved]).is_none() {
-            let _ = stty(&["sane"]);
-        }
-    }
-}
-
-/// Runs `stty ARGS < /dev/tty` and returns what it printed.
-fn stty(args: &[&str]) -> Option<String> {
-    let tty = std::fs::File::open("/dev/tty").ok()?;
-    let out = Command::new("stty")
-        .args(args)
-        .stdin(tty)
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }

@@ -101,8 +101,9 @@ fn a_wrong_answer_or_an_unknown_id_is_refused() {
     std::fs::write(&path, "unsafe-attempt-aborts = maybe\n").unwrap();
     let out = labs(&root, &["run", "01"]);
     assert!(
-        stderr(&out)
-            .contains("line 1: `unsafe-attempt-aborts` is a check; answer `holds`, `fails` or `?`"),
+        stderr(&out).contains(
+            "line 1: `unsafe-attempt-aborts` is a yes/no question; answer `yes`, `no` or `?`"
+        ),
         "{}",
         stderr(&out)
     );
@@ -110,7 +111,7 @@ fn a_wrong_answer_or_an_unknown_id_is_refused() {
     std::fs::write(&path, "no-such-claim = holds\n").unwrap();
     let out = labs(&root, &["run", "01"]);
     assert!(
-        stderr(&out).contains("`no-such-claim` is not a check or question of lab 01"),
+        stderr(&out).contains("`no-such-claim` is not a question of lab 01"),
         "{}",
         stderr(&out)
     );
@@ -135,28 +136,28 @@ fn predictions_from_the_command_line_keep_a_backup_of_the_old_file() {
             "predict",
             "01",
             "--set",
-            "unsafe-attempt-aborts=holds",
+            "unsafe-attempt-aborts=yes",
             "--set",
             "after-unsafe-abort=b",
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let first = std::fs::read_to_string(&path).unwrap();
-    assert!(first.contains("unsafe-attempt-aborts = holds"));
+    assert!(first.contains("unsafe-attempt-aborts = yes"));
     assert!(first.contains("after-unsafe-abort = b"));
     assert!(first.contains("no-partial-outbox-row = ?"));
 
     let out = labs(
         &root,
-        &["predict", "01", "--set", "no-partial-outbox-row=fails"],
+        &["predict", "01", "--set", "no-partial-outbox-row=no"],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let backup = root.join("labs/01-outbox/predictions.txt.backup-1");
     assert_eq!(std::fs::read_to_string(backup).unwrap(), first);
     let second = std::fs::read_to_string(&path).unwrap();
-    assert!(second.contains("no-partial-outbox-row = fails"));
+    assert!(second.contains("no-partial-outbox-row = no"));
     assert!(
-        second.contains("unsafe-attempt-aborts = holds"),
+        second.contains("unsafe-attempt-aborts = yes"),
         "earlier answers are kept"
     );
 }
@@ -184,7 +185,7 @@ fn a_missing_progress_store_is_created() {
     let out = labs(&root, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("Next: predict what lab 01 will show"),
+        stdout(&out).contains("then predict what lab 01 will show"),
         "{}",
         stdout(&out)
     );
@@ -283,14 +284,14 @@ fn answers_typed_at_the_prompt_are_saved_one_by_one_so_a_kill_loses_nothing() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    writeln!(stdin, "holds").unwrap();
-    writeln!(stdin, "fails").unwrap();
+    writeln!(stdin, "yes").unwrap();
+    writeln!(stdin, "no").unwrap();
     stdin.flush().unwrap();
     // Wait (bounded) until both answers are on disk, then kill the learner's session.
     let mut saved = String::new();
     for _ in 0..500 {
         saved = std::fs::read_to_string(&path).unwrap_or_default();
-        if saved.contains("aborted-database-row-absent = fails") {
+        if saved.contains("aborted-database-row-absent = no") {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -298,9 +299,9 @@ fn answers_typed_at_the_prompt_are_saved_one_by_one_so_a_kill_loses_nothing() {
     child.kill().unwrap();
     child.wait().unwrap();
     let after = std::fs::read_to_string(&path).unwrap();
-    assert!(after.contains("unsafe-attempt-aborts = holds"), "{saved}");
+    assert!(after.contains("unsafe-attempt-aborts = yes"), "{saved}");
     assert!(
-        after.contains("aborted-database-row-absent = fails"),
+        after.contains("aborted-database-row-absent = no"),
         "{saved}"
     );
     assert!(after.contains("external-effect-survives-rollback = ?"));

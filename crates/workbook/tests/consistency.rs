@@ -7,9 +7,12 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use workbook::grade::git_blob;
+use workbook::blob::file_blob;
+use workbook::compile::{self, Artifact, BuildEnv};
 use workbook::meta::{Lab, load_labs, predictions_pages};
-use workbook::runner::{Finished, cargo, parse_libtest, run_limited};
+use workbook::process::{self, Finished, Job, cargo};
+use workbook::settings::Settings;
+use workbook::suite::{self, SuiteEnv, SuiteRun};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -21,7 +24,13 @@ fn root() -> PathBuf {
 /// Every lab, or only those named in `LABS_ONLY` (e.g. `LABS_ONLY=01,05`) while a lab is
 /// being written.
 fn labs() -> Vec<Lab> {
-    let labs = load_labs(&root()).expect("every lab.toml parses");
+    let loaded = load_labs(&root()).expect("labs/ can be read");
+    assert!(
+        loaded.broken.is_empty(),
+        "every lab.toml parses: {:?}",
+        loaded.broken
+    );
+    let labs = loaded.labs;
     match std::env::var("LABS_ONLY") {
         Ok(only) => {
             let wanted: Vec<&str> = only.split(',').map(str::trim).collect();
@@ -41,25 +50,50 @@ fn report(problems: Vec<String>) {
 fn cargo_in_root(args: &[&str], limit: u64) -> Finished {
     let mut command = cargo();
     command.args(args);
-    run_limited(command, &root(), Duration::from_secs(limit)).expect("cargo starts")
+    process::run(Job::new(command, Duration::from_secs(limit)), &root()).expect("cargo starts")
 }
 
-fn graded_test_names(lab: &Lab) -> BTreeSet<String> {
+fn graded_test_names(lab: &Lab) -> Vec<String> {
     let suite = std::fs::read_to_string(root().join(&lab.meta.graded_suite)).unwrap_or_default();
-    let mut names = BTreeSet::new();
-    let mut next_is_test = false;
-    for line in suite.lines() {
-        let line = line.trim();
-        if line.starts_with("#[test]") {
-            next_is_test = true;
-        } else if next_is_test && line.starts_with("fn ") {
-            if let Some(name) = line[3..].split('(').next() {
-                names.insert(name.trim().to_string());
-            }
-            next_is_test = false;
-        }
-    }
-    names
+    workbook::meta::graded_test_names(&suite)
+}
+
+/// Builds the graded suite of `package` for each lab and runs every test the way the
+/// grader does (one process per test, a result only its own process can prove).
+fn graded_runs(
+    labs: &[Lab],
+    package: impl Fn(&Lab) -> String,
+) -> Vec<(Lab, Result<SuiteRun, String>)> {
+    let packages: Vec<String> = labs.iter().map(&package).collect();
+    let names: Vec<&str> = packages.iter().map(String::as_str).collect();
+    let built = compile::build(
+        &root(),
+        &names,
+        Artifact::GradedSuite,
+        &BuildEnv::default(),
+        Duration::from_secs(1200),
+    )
+    .expect("cargo starts");
+    let settings = Settings::load(&root()).expect("grading.toml parses");
+    labs.iter()
+        .zip(&packages)
+        .map(|(lab, package)| {
+            let run = built
+                .executable(package)
+                .map_err(|problem| format!("{problem:?}"))
+                .map(|exe| {
+                    let env = SuiteEnv {
+                        time_limit: settings.time_limit(lab.meta.time_limit_secs),
+                        output_cap: 1 << 20,
+                        env: Vec::new(),
+                        wrap: None,
+                        cancel: None,
+                    };
+                    suite::run(exe, &root(), &graded_test_names(lab), &env)
+                });
+            (lab.clone(), run)
+        })
+        .collect()
 }
 
 #[test]
@@ -124,7 +158,7 @@ fn lab_metadata_is_complete_and_unique() {
                 problems.push(format!("{name}: learner file {file} does not exist"));
             }
         }
-        if m.hints.is_empty() || m.hints.iter().any(|h| h.trim().is_empty()) {
+        if lab.key.hints.is_empty() || lab.key.hints.iter().any(|h| h.trim().is_empty()) {
             problems.push(format!("{name}: every lab needs hints, none of them empty"));
         }
         if m.checks.is_empty() {
@@ -135,20 +169,13 @@ fn lab_metadata_is_complete_and_unique() {
             if !check_ids.insert(check.id()) {
                 problems.push(format!("{name}: two checks share the id `{}`", check.id()));
             }
-            if check.explain.trim().is_empty() {
-                problems.push(format!(
-                    "{name}: check `{}` has no explanation",
-                    check.claim
-                ));
+        }
+        for key in &lab.key.checks {
+            if key.explain.trim().is_empty() {
+                problems.push(format!("{name}: check `{}` has no explanation", key.id));
             }
         }
         for q in &m.questions {
-            if !q.options.contains_key(&q.answer) {
-                problems.push(format!(
-                    "{name}: question `{}` has answer `{}`, not one of its options",
-                    q.id, q.answer
-                ));
-            }
             if q.options.len() < 2 {
                 problems.push(format!(
                     "{name}: question `{}` needs at least two options",
@@ -181,7 +208,7 @@ fn lab_metadata_is_complete_and_unique() {
 fn answering_holds_everywhere_scores_below_80_percent() {
     let mut problems = Vec::new();
     for lab in labs() {
-        let right = lab.meta.checks.iter().filter(|c| c.holds).count();
+        let right = lab.key.checks.iter().filter(|c| c.holds).count();
         let share = right as f64 / lab.prediction_count() as f64;
         if share >= 0.8 {
             problems.push(format!(
@@ -200,7 +227,7 @@ fn published_hashes_match_the_files() {
     let mut problems = Vec::new();
     for lab in labs() {
         for (path, blob) in &lab.meta.published {
-            match git_blob(&root, path) {
+            match file_blob(&root.join(path)) {
                 Ok(actual) if &actual == blob => {}
                 Ok(actual) => problems.push(format!(
                     "lab {}: {path} changed since it was published; if the change is intended, put this line in [published] of {}:\n\"{path}\" = \"{actual}\"",
@@ -261,17 +288,17 @@ fn every_observed_verdict_equals_its_answer_key() {
                 m.number
             ));
         }
-        for check in &m.checks {
-            if let Some(observed) = report.checks.iter().find(|c| c.id == check.id())
-                && observed.holds != check.holds
+        for key in &lab.key.checks {
+            if let Some(observed) = report.checks.iter().find(|c| c.id == key.id)
+                && observed.holds != key.holds
             {
                 problems.push(format!(
                     "lab {}: `{}` observed {} but the key says {}",
-                    m.number, check.claim, observed.holds, check.holds
+                    m.number, key.id, observed.holds, key.holds
                 ));
             }
         }
-        for q in &m.questions {
+        for q in &lab.key.questions {
             match report.questions.iter().find(|a| a.id == q.id) {
                 Some(a) if a.answer == q.answer => {}
                 Some(a) => problems.push(format!(
@@ -299,32 +326,30 @@ fn every_observed_verdict_equals_its_answer_key() {
 #[test]
 fn every_solution_passes_every_graded_test() {
     let mut problems = Vec::new();
-    for lab in labs() {
+    for (lab, run) in graded_runs(&labs(), |lab| lab.meta.solution_package.clone()) {
         let m = &lab.meta;
-        let run = cargo_in_root(
-            &["test", "-p", &m.solution_package, "--test", "graded"],
-            m.time_limit_secs,
-        );
-        let results = parse_libtest(&run.stdout);
-        let names: BTreeSet<String> = results.iter().map(|r| r.name.clone()).collect();
-        if !run.success() || results.iter().any(|r| !r.passed) {
-            let failed: Vec<String> = results
-                .iter()
-                .filter(|r| !r.passed)
-                .map(|r| format!("{}\n{}", r.name, r.output))
-                .collect();
-            problems.push(format!(
-                "lab {}: the solution fails its graded suite:\n{}\n{}",
-                m.number,
-                failed.join("\n"),
-                workbook::runner::tail(&run.stderr, 20)
-            ));
-        } else if names != graded_test_names(&lab) {
-            problems.push(format!(
-                "lab {}: the solution ran {names:?}, the suite declares {:?}",
-                m.number,
-                graded_test_names(&lab)
-            ));
+        match run {
+            Err(problem) => problems.push(format!(
+                "lab {}: the solution's graded suite does not build: {problem}",
+                m.number
+            )),
+            Ok(run) => {
+                for test in run.tests.iter().filter(|t| !t.passed) {
+                    problems.push(format!(
+                        "lab {}: the solution fails `{}`{}:\n{}",
+                        m.number,
+                        test.name,
+                        test.unreported
+                            .as_deref()
+                            .map(|how| format!(" ({how})"))
+                            .unwrap_or_default(),
+                        test.output
+                    ));
+                }
+                for note in &run.notes {
+                    problems.push(format!("lab {}: {note}", m.number));
+                }
+            }
         }
     }
     report(problems);
@@ -333,29 +358,27 @@ fn every_solution_passes_every_graded_test() {
 #[test]
 fn every_starter_fails_exactly_the_tests_its_metadata_names() {
     let mut problems = Vec::new();
-    for lab in labs() {
+    for (lab, run) in graded_runs(&labs(), |lab| lab.meta.package.clone()) {
         let m = &lab.meta;
-        let run = cargo_in_root(
-            &["test", "-p", &m.package, "--test", "graded"],
-            m.time_limit_secs,
-        );
-        if run.compile_error() {
-            problems.push(format!(
-                "lab {}: the starter does not compile; it must fail on an invariant, not a compile error:\n{}",
-                m.number,
-                workbook::runner::tail(&run.stderr, 30)
-            ));
-            continue;
-        }
+        let run = match run {
+            Ok(run) => run,
+            Err(problem) => {
+                problems.push(format!(
+                    "lab {}: the starter does not build; it must fail on an invariant, not a compile error: {problem}",
+                    m.number
+                ));
+                continue;
+            }
+        };
         if run.timed_out {
             problems.push(format!("lab {}: the starter's graded tests hang", m.number));
             continue;
         }
-        let results = parse_libtest(&run.stdout);
-        let failed: BTreeSet<String> = results
+        let failed: BTreeSet<String> = run
+            .tests
             .iter()
-            .filter(|r| !r.passed)
-            .map(|r| r.name.clone())
+            .filter(|t| !t.passed)
+            .map(|t| t.name.clone())
             .collect();
         let expected: BTreeSet<String> = m.starter_fails.iter().cloned().collect();
         if failed != expected {
@@ -364,11 +387,17 @@ fn every_starter_fails_exactly_the_tests_its_metadata_names() {
                 m.number
             ));
         }
-        for r in results.iter().filter(|r| !r.passed) {
-            if r.output.contains("not yet implemented") || r.output.contains("not implemented") {
+        for t in run.tests.iter().filter(|t| !t.passed) {
+            if t.output.contains("not yet implemented") || t.output.contains("not implemented") {
                 problems.push(format!(
                     "lab {}: `{}` fails on a todo!() panic, not on an invariant",
-                    m.number, r.name
+                    m.number, t.name
+                ));
+            }
+            if let Some(how) = &t.unreported {
+                problems.push(format!(
+                    "lab {}: `{}` does not fail on an invariant: {how}",
+                    m.number, t.name
                 ));
             }
         }

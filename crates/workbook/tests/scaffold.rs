@@ -10,9 +10,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use workbook::grade::git_blob;
+use workbook::blob::file_blob;
+use workbook::compile::{self, Artifact, BuildEnv};
 use workbook::meta::{load_labs, predictions_page};
-use workbook::runner::{Finished, cargo, parse_libtest, run_limited};
+use workbook::process::{self, Finished, Job, cargo};
+use workbook::suite::{self, SuiteEnv, SuiteRun};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -78,7 +80,7 @@ fn cargo_in(dir: &Path, args: &[&str]) -> Finished {
     command
         .args(args)
         .env("CARGO_TARGET_DIR", dir.join("target"));
-    run_limited(command, dir, Duration::from_secs(900)).expect("cargo starts")
+    process::run(Job::new(command, Duration::from_secs(900)), dir).expect("cargo starts")
 }
 
 #[test]
@@ -133,7 +135,7 @@ fn a_scaffolded_lab_is_one_the_consistency_gate_accepts() {
     );
 
     // The metadata the gate reads.
-    let labs = load_labs(&dir).expect("the scaffolded lab.toml parses");
+    let labs = load_labs(&dir).expect("labs/ can be read").labs;
     assert_eq!(labs.len(), 1);
     let lab = &labs[0];
     let m = &lab.meta;
@@ -153,7 +155,7 @@ fn a_scaffolded_lab_is_one_the_consistency_gate_accepts() {
     );
     for (path, blob) in &m.published {
         assert_eq!(
-            &git_blob(&dir, path).unwrap(),
+            &file_blob(&dir.join(path)).unwrap(),
             blob,
             "published hash of {path}"
         );
@@ -188,35 +190,41 @@ fn a_scaffolded_lab_is_one_the_consistency_gate_accepts() {
 
     // The solution passes every graded test.
     let suite = std::fs::read_to_string(dir.join(&m.graded_suite)).unwrap();
-    let declared: BTreeSet<String> = suite
-        .split("#[test]\nfn ")
-        .skip(1)
-        .map(|rest| rest.split('(').next().unwrap().to_string())
-        .collect();
+    let declared_list = workbook::meta::graded_test_names(&suite);
+    let declared: BTreeSet<String> = declared_list.iter().cloned().collect();
     assert_eq!(declared.len(), 3, "the suite declares three tests");
-    let run = cargo_in(
-        &dir,
-        &["test", "-p", &m.solution_package, "--test", "graded"],
-    );
-    let results = parse_libtest(&run.stdout);
-    assert!(run.success(), "the solution passes:\n{}", run.stderr);
-    let passed: BTreeSet<String> = results
+    let graded = |package: &str| -> SuiteRun {
+        let built = compile::build(
+            &dir,
+            &[package],
+            Artifact::GradedSuite,
+            &BuildEnv::default(),
+            Duration::from_secs(900),
+        )
+        .expect("cargo starts");
+        let exe = built.executable(package).expect("the suite builds");
+        let env = SuiteEnv {
+            time_limit: Duration::from_secs(300),
+            output_cap: 1 << 20,
+            env: Vec::new(),
+            wrap: None,
+            cancel: None,
+        };
+        suite::run(exe, &dir, &declared_list, &env)
+    };
+    let run = graded(&m.solution_package);
+    let passed: BTreeSet<String> = run
+        .tests
         .iter()
         .filter(|r| r.passed)
         .map(|r| r.name.clone())
         .collect();
-    assert_eq!(passed, declared);
+    assert_eq!(passed, declared, "the solution passes: {:?}", run.tests);
 
     // The starter compiles and fails exactly `starter_fails`, on the invariant.
-    let run = cargo_in(&dir, &["test", "-p", &m.package, "--test", "graded"]);
-    assert!(
-        !run.compile_error(),
-        "the starter compiles:\n{}",
-        run.stderr
-    );
-    let results = parse_libtest(&run.stdout);
-    assert_eq!(results.len(), 3, "every graded test ran:\n{}", run.stdout);
-    let failed: Vec<_> = results.iter().filter(|r| !r.passed).collect();
+    let run = graded(&m.package);
+    assert_eq!(run.tests.len(), 3, "every graded test ran");
+    let failed: Vec<_> = run.tests.iter().filter(|r| !r.passed).collect();
     let names: Vec<&str> = failed.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(
         names, m.starter_fails,
@@ -247,7 +255,12 @@ fn a_scaffolded_lab_is_one_the_consistency_gate_accepts() {
         .iter()
         .map(|c| (c.id.clone(), c.holds))
         .collect();
-    let keys: Vec<(String, bool)> = m.checks.iter().map(|c| (c.id(), c.holds)).collect();
+    let keys: Vec<(String, bool)> = lab
+        .key
+        .checks
+        .iter()
+        .map(|c| (c.id.clone(), c.holds))
+        .collect();
     assert_eq!(observed, keys);
     assert!(
         keys.iter().any(|(_, holds)| !holds),
@@ -258,7 +271,8 @@ fn a_scaffolded_lab_is_one_the_consistency_gate_accepts() {
         .iter()
         .map(|a| (a.id.as_str(), a.answer.as_str()))
         .collect();
-    let expected: Vec<(&str, &str)> = m
+    let expected: Vec<(&str, &str)> = lab
+        .key
         .questions
         .iter()
         .map(|q| (q.id.as_str(), q.answer.as_str()))

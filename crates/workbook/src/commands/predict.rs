@@ -1,0 +1,164 @@
+//! `cargo labs predict N [--set ID=ANSWER]…`: records predictions, at a prompt or from
+//! arguments. Never loses what the file held: a changed file is backed up first, and each
+//! answer is saved as soon as it is given.
+
+use super::{Workbook, read_predictions};
+use crate::error::{Error, Result};
+use crate::meta::Lab;
+use crate::predictions::{self, Answer};
+use crate::{backup, write_atomically};
+use colored::Colorize;
+use std::collections::BTreeMap;
+use std::io::{BufRead, IsTerminal, Write};
+
+pub fn predict(_wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
+    let path = lab.predictions_path();
+    let existing = read_predictions(lab)?;
+    let mut answers: BTreeMap<String, Answer> = existing
+        .as_ref()
+        .map(|p| p.answers.clone())
+        .unwrap_or_default();
+    let seal = existing.as_ref().and_then(|p| p.seal.clone());
+    if seal.is_some() {
+        eprintln!(
+            "{} these predictions were sealed at the first run: an answer you change now counts as revised.",
+            "note:".yellow().bold()
+        );
+    }
+    // Writes the file; the first write keeps a backup of what the learner had written.
+    let mut first_write = true;
+    let mut save = |answers: &BTreeMap<String, Answer>| -> Result<()> {
+        let text = predictions::render(lab, answers, seal.as_ref());
+        if std::mem::take(&mut first_write) && path.exists() {
+            let old = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
+            // An untouched template (written by `run`) holds nothing of the learner's.
+            let untouched = old == predictions::render(lab, &BTreeMap::new(), None);
+            if old != text && !untouched {
+                let saved = backup(&path).map_err(|e| Error::writing(&path, e))?;
+                println!("your previous file is kept as {}", saved.display());
+            }
+        }
+        write_atomically(&path, &text).map_err(|e| Error::writing(&path, e))
+    };
+    if sets.is_empty() {
+        ask(lab, &mut answers, &mut save)?;
+    } else {
+        for set in sets {
+            let (id, value) = set
+                .split_once('=')
+                .ok_or_else(|| Error::input(format!("`--set {set}`: write `--set id=answer`")))?;
+            let line = format!("{} = {}", id.trim(), value.trim());
+            let parsed = predictions::parse_from(lab, &line, &format!("`--set {set}`"))?;
+            if parsed.answers.is_empty() {
+                answers.remove(id.trim());
+            }
+            answers.extend(parsed.answers);
+        }
+    }
+    save(&answers)?;
+    let total = lab.prediction_count();
+    println!(
+        "{} {}/{total} predictions in {}",
+        "saved".green().bold(),
+        answers.len(),
+        path.display()
+    );
+    let open = total - answers.len();
+    if open > 0 && seal.is_none() {
+        println!(
+            "{} {open} unanswered: the first run seals the file as it is, and an answer given after the seal earns nothing.",
+            "note:".yellow().bold()
+        );
+    }
+    println!("Next: `cargo labs run {}`", lab.meta.number);
+    Ok(())
+}
+
+/// Asks every item in turn. The prompts are printed whether or not stdin is a terminal,
+/// so piped answers can be followed; the end of input stops asking and keeps what was
+/// given.
+fn ask(
+    lab: &Lab,
+    answers: &mut BTreeMap<String, Answer>,
+    save: &mut dyn FnMut(&BTreeMap<String, Answer>) -> Result<()>,
+) -> Result<()> {
+    let stdin = std::io::stdin();
+    let echo = !stdin.is_terminal();
+    let mut lines = stdin.lock().lines();
+    let mut read = |prompt: &str| -> Option<String> {
+        print!("{prompt}");
+        let _ = std::io::stdout().flush();
+        let line = lines.next().and_then(|l| l.ok());
+        if echo {
+            // Piped input is not echoed by a terminal: show what was read.
+            println!("{}", line.as_deref().unwrap_or("(end of input)"));
+        }
+        line
+    };
+    println!(
+        "{} Enter keeps the current answer; `?` clears it.\n",
+        format!("Lab {}: predict before you run.", lab.label()).bold()
+    );
+    let total = lab.meta.checks.len();
+    for (i, check) in lab.meta.checks.iter().enumerate() {
+        let id = check.id();
+        let current = answers.get(&id).map(Answer::show).unwrap_or("?".into());
+        loop {
+            let prompt = format!(
+                "[{}/{total}] {}\n  yes or no? [{current}] ",
+                i + 1,
+                check.question()
+            );
+            let Some(input) = read(&prompt) else {
+                return Ok(());
+            };
+            let input = input.trim().to_ascii_lowercase();
+            match input.as_str() {
+                "" => break,
+                "?" => {
+                    answers.remove(&id);
+                    break;
+                }
+                "y" | "yes" | "h" | "holds" => {
+                    answers.insert(id.clone(), Answer::Claim(true));
+                    break;
+                }
+                "n" | "no" | "f" | "fails" => {
+                    answers.insert(id.clone(), Answer::Claim(false));
+                    break;
+                }
+                _ => println!("  answer `yes` (y) or `no` (n)"),
+            }
+        }
+        save(answers)?;
+    }
+    for q in &lab.meta.questions {
+        let current = answers.get(&q.id).map(Answer::show).unwrap_or("?".into());
+        let mut prompt = format!("\n{}\n", q.prompt.bold());
+        for (letter, text) in &q.options {
+            prompt.push_str(&format!("  {letter}) {text}\n"));
+        }
+        prompt.push_str(&format!("  your answer [{current}] "));
+        loop {
+            let Some(input) = read(&prompt) else {
+                return Ok(());
+            };
+            let input = input.trim().to_ascii_lowercase();
+            if input.is_empty() {
+                break;
+            }
+            if input == "?" {
+                answers.remove(&q.id);
+                break;
+            }
+            if q.options.contains_key(&input) {
+                answers.insert(q.id.clone(), Answer::Option(input));
+                break;
+            }
+            let letters: Vec<&str> = q.options.keys().map(String::as_str).collect();
+            println!("  answer one of {}", letters.join(", "));
+        }
+        save(answers)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,102 @@
+//! `cargo labs` (where you are) and `cargo labs list`.
+
+use super::{Workbook, read_predictions};
+use crate::error::Result;
+use colored::Colorize;
+
+/// `cargo labs`: progress per lab and the next step.
+pub fn status(wb: &Workbook) -> Result<()> {
+    let progress = wb.progress()?;
+    println!("{}", "Boundary Labs — where you are".bold());
+    println!();
+    let mut next: Option<String> = None;
+    let mut problems = Vec::new();
+    for lab in &wb.labs.labs {
+        let predictions = match read_predictions(lab) {
+            Ok(p) => p,
+            Err(e) => {
+                problems.push(e.to_string());
+                None
+            }
+        };
+        let answered = predictions.as_ref().map_or(0, |p| p.answered());
+        let total = lab.prediction_count();
+        let sealed = predictions.as_ref().is_some_and(|p| p.seal.is_some());
+        let run = progress.last(&lab.meta.id, "run");
+        let graded = progress.last(&lab.meta.id, "check");
+        let run_text = match &run {
+            Some(r) => format!("run {}/{} right", r.passed, r.total),
+            None => "not run".to_string(),
+        };
+        let graded_text = match &graded {
+            Some(g) => format!("graded {}/{}", g.passed, g.total),
+            None => "not graded".to_string(),
+        };
+        let done = graded
+            .as_ref()
+            .is_some_and(|g| g.passed == g.total && g.total > 0);
+        println!(
+            "  {} {:<48} predictions {answered:>2}/{total:<2}{} {:<16} {}",
+            if done { "✓".green() } else { "·".normal() },
+            lab.label(),
+            if sealed { "s" } else { " " },
+            run_text,
+            graded_text
+        );
+        if next.is_none() && !done {
+            let n = &lab.meta.number;
+            next = Some(if answered == 0 && !sealed {
+                format!(
+                    "read {} up to its Predict section, then predict what lab {n} will show: `cargo labs predict {n}`",
+                    lab.meta.chapter
+                )
+            } else if !sealed || run.is_none() {
+                format!("run lab {n} and compare: `cargo labs run {n}`")
+            } else {
+                format!(
+                    "build the safe protocol in labs/{}/{} and grade it: `cargo labs check {n}` (stuck? `cargo labs hint {n}`)",
+                    lab.slug(),
+                    lab.meta.learner_files.join(", ")
+                )
+            });
+        }
+    }
+    for broken in &wb.labs.broken {
+        println!("  {} {:<48} cannot be used", "✗".red(), broken.slug());
+        problems.push(broken.problem.clone());
+    }
+    if !problems.is_empty() {
+        println!();
+        for problem in &problems {
+            println!("{} {problem}", "problem:".red().bold());
+        }
+    }
+    println!("\n  (s: predictions sealed by a run)");
+    println!();
+    match next {
+        Some(step) => println!("{} {step}", "Next:".bold()),
+        None => println!("{}", "Every lab is graded green. Well done.".green().bold()),
+    }
+    Ok(())
+}
+
+/// `cargo labs list`.
+pub fn list(wb: &Workbook) -> Result<()> {
+    for lab in &wb.labs.labs {
+        println!(
+            "{}  {:<14} {:<45} {}",
+            lab.meta.number.bold(),
+            lab.meta.id,
+            lab.meta.title,
+            lab.meta.chapter
+        );
+    }
+    for broken in &wb.labs.broken {
+        println!(
+            "{}  cannot be used: {}",
+            broken.number().bold(),
+            broken.problem
+        );
+    }
+    Ok(())
+}

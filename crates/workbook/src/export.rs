@@ -1,0 +1,291 @@
+//! `cargo labs export DIR`: the student edition, written from this teacher's edition.
+//!
+//! It takes the starters, the book, the kit, the simulators, the CLI and the graded
+//! suites, and leaves out everything that answers: `solutions/` (and its catalogue of
+//! wrong solutions), the teacher's chapter and tests, and every answer key, explanation
+//! and hint, which go into each lab's scrambled `key.txt` instead. The published
+//! starters are copied to `.starters/`, so `cargo labs reset` works without git. Before
+//! it finishes, the export reads back every file it wrote and refuses to leave one that
+//! holds a key's explanation or a hint as readable text.
+
+use crate::commands::Workbook;
+use crate::error::{Error, Result};
+use crate::meta::{KEY_FILE, Lab};
+use std::path::{Path, PathBuf};
+
+/// Files and folders of the teacher's edition that the student edition does not get.
+pub const TEACHER_ONLY: &[&str] = &[
+    "solutions",
+    "editions",
+    ".ci",
+    ".git",
+    ".github",
+    ".labs",
+    "target",
+    "book/build",
+    "CONTRIBUTING.md",
+    "README.md",
+    "book/src/teaching.md",
+    "crates/workbook/examples",
+    "crates/workbook/tests/consistency.rs",
+    "crates/workbook/tests/quality.rs",
+    "crates/workbook/tests/book_web.rs",
+    "crates/workbook/tests/scaffold.rs",
+    "crates/workbook/tests/class.rs",
+    "crates/workbook/tests/export.rs",
+    "crates/workbook/tests/mutants.rs",
+];
+
+/// Where the student edition's own files (its README, its Classroom workflow) live in
+/// the teacher's edition, under the paths they take in the export.
+pub const EDITION_FILES: &str = "editions/student";
+
+/// What an export wrote.
+#[derive(Debug)]
+pub struct Exported {
+    pub files: usize,
+    pub labs: usize,
+}
+
+fn excluded(rel: &str) -> bool {
+    TEACHER_ONLY
+        .iter()
+        .any(|t| rel == *t || rel.starts_with(&format!("{t}/")))
+        || rel.ends_with("/predictions.txt")
+        || rel.contains(".backup-")
+        || rel.ends_with(".tmp-write")
+        || (rel.starts_with("labs/") && rel.ends_with("/lab.toml"))
+}
+
+/// Every file under `dir`, as paths relative to `root` with `/` separators, sorted.
+fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Error::reading(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        if excluded(&rel) {
+            continue;
+        }
+        let meta = std::fs::symlink_metadata(&path).map_err(|e| Error::reading(&path, e))?;
+        if meta.is_dir() {
+            walk(root, &path, out)?;
+        } else if meta.is_file() {
+            out.push(rel);
+        }
+    }
+    Ok(())
+}
+
+fn write(dir: &Path, rel: &str, bytes: &[u8]) -> Result<()> {
+    let path = dir.join(rel);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::writing(parent, e))?;
+    }
+    std::fs::write(&path, bytes).map_err(|e| Error::writing(&path, e))
+}
+
+/// The workspace manifest without the solutions: the same members otherwise, and the
+/// starters still not default members.
+pub fn student_manifest(teacher: &str) -> Result<String> {
+    let text = teacher
+        .replace(", \"solutions/*\"]", "]")
+        .replace(
+            "# The starters in labs/ are members (so `cargo labs check 01` can build them) but not\n\
+             # default members: the root `cargo test` builds the solutions, the kit and the CLI, and\n\
+             # proves the starters fail through the consistency gate in crates/workbook/tests.\n",
+            "# The labs are members (so `cargo labs check 01` can build them) but not default\n\
+             # members: the root `cargo test` tests the kit, the simulators and the CLI.\n",
+        );
+    if text.contains("solutions") {
+        return Err(Error::input(
+            "the workspace Cargo.toml names solutions/ in a way the export does not know how to remove",
+        ));
+    }
+    toml::from_str::<toml::Table>(&text)
+        .map_err(|e| Error::input(format!("the student Cargo.toml does not parse: {e}")))?;
+    Ok(text)
+}
+
+/// The book's table of contents without the teacher's part.
+fn student_summary(teacher: &str) -> String {
+    let mut out = String::new();
+    for line in teacher.lines() {
+        if line.trim() == "# For teachers" {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.trim_end().to_string() + "\n"
+}
+
+/// Texts a learner must not be able to read in the student edition: every explanation
+/// and every hint (long enough to be recognisable).
+fn secrets(labs: &[Lab]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for lab in labs {
+        let n = &lab.meta.number;
+        for check in &lab.key.checks {
+            out.push((
+                format!("lab {n}'s explanation of `{}`", check.id),
+                check.explain.clone(),
+            ));
+        }
+        for q in &lab.key.questions {
+            out.push((
+                format!("lab {n}'s explanation of `{}`", q.id),
+                q.explain.clone(),
+            ));
+        }
+        for (i, hint) in lab.key.hints.iter().enumerate() {
+            out.push((format!("lab {n}'s hint {}", i + 1), hint.clone()));
+        }
+    }
+    out.retain(|(_, text)| text.chars().count() >= 24);
+    out
+}
+
+/// Writes the student edition of `wb` into `dir`, which must not exist or be empty.
+pub fn export(wb: &Workbook, dir: &Path) -> Result<Exported> {
+    if let Some(broken) = wb.labs.broken.first() {
+        return Err(Error::input(format!(
+            "lab {} cannot be exported: {}",
+            broken.slug(),
+            broken.problem
+        )));
+    }
+    if dir.exists()
+        && std::fs::read_dir(dir)
+            .map_err(|e| Error::reading(dir, e))?
+            .next()
+            .is_some()
+    {
+        return Err(Error::input(format!(
+            "{} is not empty; the export never overwrites anything",
+            dir.display()
+        )));
+    }
+    let root = &wb.root;
+    let mut files = Vec::new();
+    walk(root, root, &mut files)?;
+    let mut written = Vec::new();
+    for rel in &files {
+        let source = root.join(rel);
+        let bytes = std::fs::read(&source).map_err(|e| Error::reading(&source, e))?;
+        let bytes = match rel.as_str() {
+            "Cargo.toml" => student_manifest(&String::from_utf8_lossy(&bytes))?.into_bytes(),
+            "book/src/SUMMARY.md" => student_summary(&String::from_utf8_lossy(&bytes)).into_bytes(),
+            _ => bytes,
+        };
+        write(dir, rel, &bytes)?;
+        written.push(rel.clone());
+    }
+    let editions = root.join(EDITION_FILES);
+    let mut edition_files = Vec::new();
+    if editions.is_dir() {
+        walk(&editions, &editions, &mut edition_files)?;
+    }
+    for rel in &edition_files {
+        let source = editions.join(rel);
+        let bytes = std::fs::read(&source).map_err(|e| Error::reading(&source, e))?;
+        write(dir, rel, &bytes)?;
+        written.push(rel.clone());
+    }
+    for lab in &wb.labs.labs {
+        let slug = lab.slug();
+        write(
+            dir,
+            &format!("labs/{slug}/lab.toml"),
+            lab.student_toml().as_bytes(),
+        )?;
+        write(
+            dir,
+            &format!("labs/{slug}/{KEY_FILE}"),
+            crate::keys::encode(&lab.meta.id, &lab.key).as_bytes(),
+        )?;
+        for file in &lab.meta.learner_files {
+            let starter = crate::commands::published_starter(root, lab, file)?;
+            write(
+                dir,
+                &format!("{}/{slug}/{file}", crate::commands::STARTERS),
+                starter.as_bytes(),
+            )?;
+        }
+    }
+    // Read back what was written: no explanation or hint may be readable anywhere but in
+    // the chapters after their Predict sections (the gate checks those).
+    let secrets = secrets(&wb.labs.labs);
+    let mut leaks = Vec::new();
+    let mut count = 0;
+    let mut all = Vec::new();
+    walk(dir, dir, &mut all)?;
+    for rel in &all {
+        count += 1;
+        let chapter = rel.starts_with("book/src/") && rel.ends_with(".md");
+        let Ok(text) = std::fs::read_to_string(dir.join(rel)) else {
+            continue;
+        };
+        for (what, secret) in &secrets {
+            if !chapter && text.contains(secret.as_str()) {
+                leaks.push(format!("{rel} holds {what}"));
+            }
+        }
+    }
+    if !leaks.is_empty() {
+        return Err(Error::lab(format!(
+            "the student edition in {} would give answers away:\n  {}",
+            dir.display(),
+            leaks.join("\n  ")
+        )));
+    }
+    Ok(Exported {
+        files: count,
+        labs: wb.labs.labs.len(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workspace_manifest_loses_the_solutions_and_nothing_else() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let teacher = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+        let student = student_manifest(&teacher).unwrap();
+        assert!(!student.contains("solutions"));
+        assert!(
+            student.contains("members = [\"crates/*\", \"labs/*\"]"),
+            "{student}"
+        );
+        assert!(
+            student.contains("default-members = [\"crates/*\"]"),
+            "{student}"
+        );
+    }
+
+    #[test]
+    fn teacher_files_are_left_out() {
+        assert!(excluded("solutions/01-outbox/src/relay.rs"));
+        assert!(excluded("labs/01-outbox/predictions.txt"));
+        assert!(excluded("labs/01-outbox/lab.toml"));
+        assert!(excluded("crates/workbook/tests/consistency.rs"));
+        assert!(!excluded("labs/01-outbox/src/relay.rs"));
+        assert!(!excluded("tests/01_outbox.rs"));
+        assert!(!excluded("crates/workbook/tests/cli.rs"));
+    }
+
+    #[test]
+    fn the_summary_loses_the_teachers_part() {
+        let summary =
+            "# Summary\n\n- [One](01.md)\n\n# For teachers\n\n- [Teaching](teaching.md)\n";
+        assert_eq!(student_summary(summary), "# Summary\n\n- [One](01.md)\n");
+    }
+}

@@ -1,0 +1,155 @@
+//! The student edition's `key.txt`: a lab's answer keys, explanations and hints,
+//! scrambled so that a learner who opens it reads nothing. This is not secrecy — the CLI
+//! that unscrambles it ships beside it — only a fence: an answer can be had before the
+//! seal by decoding on purpose, never by reading.
+//!
+//! The format: a comment, a version line, then base64 (RFC 4648) of the key's TOML XOR a
+//! SplitMix64 stream seeded with the FNV-1a hash of `boundary-labs key v1:<lab id>`.
+
+use crate::meta::LabKey;
+use labkit::fault::Rng;
+use labkit::hash::Fnv64;
+
+const VERSION: &str = "boundary-labs key v1";
+
+fn keystream(lab_id: &str) -> Rng {
+    let mut seed = Fnv64::new();
+    seed.write(format!("{VERSION}:{lab_id}").as_bytes());
+    Rng::new(seed.finish())
+}
+
+fn scramble(lab_id: &str, bytes: &[u8]) -> Vec<u8> {
+    let mut stream = keystream(lab_id);
+    let mut word = [0u8; 8];
+    bytes
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if i % 8 == 0 {
+                word = stream.next_u64().to_le_bytes();
+            }
+            b ^ word[i % 8]
+        })
+        .collect()
+}
+
+/// The text of `key.txt` for lab `lab_id`.
+pub fn encode(lab_id: &str, key: &LabKey) -> String {
+    let plain = toml::to_string(key).unwrap_or_default();
+    let coded = base64_encode(&scramble(lab_id, plain.as_bytes()));
+    let mut out = format!(
+        "# The answer keys, explanations and hints of this lab, scrambled so that opening\n\
+         # this file spoils nothing. `cargo labs run` explains each answer after your\n\
+         # predictions are sealed; `cargo labs hint` shows the hints one at a time.\n{VERSION}\n"
+    );
+    for line in coded.as_bytes().chunks(76) {
+        out.push_str(&String::from_utf8_lossy(line));
+        out.push('\n');
+    }
+    out
+}
+
+/// Reads `key.txt` back. Errors say what is wrong with the file.
+pub fn decode(lab_id: &str, text: &str) -> Result<LabKey, String> {
+    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
+    if lines.next().map(str::trim) != Some(VERSION) {
+        return Err(format!("key.txt does not start with `{VERSION}`"));
+    }
+    let coded: String = lines.map(str::trim).collect();
+    let bytes = base64_decode(&coded).ok_or("key.txt is damaged (not base64)")?;
+    let plain = String::from_utf8(scramble(lab_id, &bytes))
+        .map_err(|_| "key.txt is damaged, or belongs to another lab".to_string())?;
+    toml::from_str(&plain).map_err(|e| format!("key.txt is damaged: {e}"))
+}
+
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 (RFC 4648), with padding.
+pub fn base64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The inverse of [`base64_encode`]; `None` for anything that is not base64.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim_end_matches('=');
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut bits = 0u32;
+    let mut count = 0;
+    for c in text.bytes() {
+        let value = ALPHABET.iter().position(|&a| a == c)? as u32;
+        bits = bits << 6 | value;
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::meta::{CheckKey, QuestionKey};
+
+    #[test]
+    fn base64_matches_rfc_4648_test_vectors_both_ways() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64_encode(plain.as_bytes()), encoded);
+            assert_eq!(base64_decode(encoded).unwrap(), plain.as_bytes());
+        }
+        assert_eq!(base64_decode("Zm9v!"), None);
+    }
+
+    #[test]
+    fn a_key_survives_the_round_trip_and_reads_as_nothing() {
+        let key = LabKey {
+            checks: vec![CheckKey {
+                id: "receipt-survives".into(),
+                holds: true,
+                explain: "The receipt lives outside the database.".into(),
+            }],
+            questions: vec![QuestionKey {
+                id: "after-abort".into(),
+                answer: "c".into(),
+                explain: "The row rolled back; the receipt did not.".into(),
+            }],
+            hints: vec!["Look up the identity first.".into()],
+        };
+        let text = encode("outbox", &key);
+        assert_eq!(decode("outbox", &text).unwrap(), key);
+        let coded: String = text.lines().filter(|l| !l.starts_with('#')).collect();
+        for secret in ["receipt", "outside", "holds", "answer", "identity", "true"] {
+            assert!(
+                !coded.contains(secret),
+                "`{secret}` is readable in:\n{text}"
+            );
+        }
+        assert!(decode("another-lab", &text).is_err());
+    }
+}

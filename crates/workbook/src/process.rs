@@ -1,0 +1,370 @@
+//! Child processes the CLI starts (cargo, a lab's binary, one graded test): each one runs
+//! with a time limit, with its output capped, and never outlives the CLI.
+//!
+//! * **Unix.** The child runs under a *guard*: this same binary, started as
+//!   `workbook __guard -- PROGRAM ARGS…` at the head of a new process group. The guard
+//!   starts PROGRAM in its group and holds a *lifeline*, its stdin, whose other end only
+//!   the CLI holds. However the CLI ends — a normal exit, Ctrl-C, `kill`, even `kill -9` —
+//!   the operating system closes that end, the guard reads end-of-file and kills its whole
+//!   group: cargo, rustc, the test binary and anything they started. A time limit or a
+//!   cancellation kills the group from the CLI side.
+//! * **Windows.** The child runs in a job object that kills every process in it when its
+//!   last handle closes, which happens however the CLI ends.
+//!
+//! This is the CLI's code, not simulated code: threads and the wall clock are fine here.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The argument that turns the CLI binary into a guard (see the module comment).
+pub const GUARD_FLAG: &str = "__guard";
+
+/// The guard program (the CLI's own binary), set once at startup. Without it children
+/// still run in their own process group and are killed at a time limit, but a CLI killed
+/// from outside would leave them running: only code linked into other programs (the
+/// consistency gate's tests) runs without one.
+static GUARD: OnceLock<PathBuf> = OnceLock::new();
+
+/// Makes every later child run under a guard started from `program`.
+pub fn use_guard(program: PathBuf) {
+    let _ = GUARD.set(program);
+}
+
+/// How a child ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    Exited(i32),
+    /// Ended by a signal (Unix), whose number is given.
+    Signalled(i32),
+    /// Stopped by the CLI at the time limit.
+    TimedOut,
+    /// Stopped by the CLI because its result no longer mattered (watch mode).
+    Cancelled,
+}
+
+impl Ending {
+    pub fn success(self) -> bool {
+        self == Ending::Exited(0)
+    }
+
+    /// In words, for a learner: "exited with code 101", "was ended by signal 11 (…)".
+    pub fn describe(self) -> String {
+        match self {
+            Ending::Exited(code) => format!("exited with code {code}"),
+            Ending::Signalled(signal) => {
+                let name = match signal {
+                    6 => " (SIGABRT: an abort, or a stack overflow)",
+                    9 => " (SIGKILL)",
+                    11 => " (SIGSEGV: often a stack overflow)",
+                    15 => " (SIGTERM)",
+                    _ => "",
+                };
+                format!("was ended by signal {signal}{name}")
+            }
+            Ending::TimedOut => "was stopped at its time limit".into(),
+            Ending::Cancelled => "was cancelled".into(),
+        }
+    }
+}
+
+/// What a finished child left behind.
+#[derive(Debug)]
+pub struct Finished {
+    pub ending: Ending,
+    pub stdout: String,
+    pub stderr: String,
+    /// True when the child printed more than the cap; the rest was read and dropped.
+    pub truncated: bool,
+    pub seconds: f64,
+}
+
+impl Finished {
+    pub fn success(&self) -> bool {
+        self.ending.success()
+    }
+}
+
+/// One child to run.
+pub struct Job<'a> {
+    pub command: Command,
+    /// A line written to the child's stdin, after which stdin is closed (a graded
+    /// child's nonce). `None`: stdin is empty.
+    pub input: Option<String>,
+    pub time_limit: Duration,
+    /// The most bytes kept of stdout and of stderr, each.
+    pub output_cap: usize,
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl<'a> Job<'a> {
+    pub fn new(command: Command, time_limit: Duration) -> Job<'a> {
+        Job {
+            command,
+            input: None,
+            time_limit,
+            output_cap: DEFAULT_OUTPUT_CAP,
+            cancel: None,
+        }
+    }
+}
+
+/// The default cap on what one child may print (per stream).
+pub const DEFAULT_OUTPUT_CAP: usize = 8 << 20;
+
+/// Reads a pipe to its end, keeping the first `cap` bytes.
+fn drain(mut pipe: impl Read + Send + 'static, cap: usize) -> thread::JoinHandle<(String, bool)> {
+    thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut buffer = [0u8; 64 * 1024];
+        let mut truncated = false;
+        loop {
+            match pipe.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let room = cap.saturating_sub(kept.len());
+                    kept.extend_from_slice(&buffer[..n.min(room)]);
+                    truncated |= n > room;
+                }
+            }
+        }
+        (String::from_utf8_lossy(&kept).into_owned(), truncated)
+    })
+}
+
+fn joined(handle: Option<thread::JoinHandle<(String, bool)>>) -> (String, bool) {
+    handle
+        .and_then(|h| h.join().ok())
+        .unwrap_or_else(|| (String::new(), false))
+}
+
+/// Runs one child to its end, its time limit, or its cancellation.
+pub fn run(mut job: Job<'_>, dir: &Path) -> std::io::Result<Finished> {
+    job.command
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    platform::run(job)
+}
+
+#[cfg(unix)]
+mod platform {
+    use super::*;
+    use nix::sys::signal::{Signal, killpg};
+    use nix::unistd::Pid;
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+
+    /// Wraps `command` in a guard when one is set: the same program, arguments,
+    /// environment and folder, behind `GUARD -- `.
+    fn guarded(command: Command) -> Command {
+        let Some(guard) = GUARD.get() else {
+            return command;
+        };
+        let mut wrapped = Command::new(guard);
+        wrapped.arg(GUARD_FLAG).arg("--").arg(command.get_program());
+        wrapped.args(command.get_args());
+        for (key, value) in command.get_envs() {
+            match value {
+                Some(value) => wrapped.env(key, value),
+                None => wrapped.env_remove(key),
+            };
+        }
+        if let Some(dir) = command.get_current_dir() {
+            wrapped.current_dir(dir);
+        }
+        wrapped
+    }
+
+    fn kill_group(leader: u32) {
+        if let Ok(pid) = i32::try_from(leader) {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+
+    pub fn run(job: Job<'_>) -> std::io::Result<Finished> {
+        let Job {
+            command,
+            input,
+            time_limit,
+            output_cap,
+            cancel,
+        } = job;
+        let guard = GUARD.get().is_some();
+        let mut command = guarded(command);
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let started = Instant::now();
+        let mut child = command.spawn()?;
+        let stdout = child.stdout.take().map(|p| drain(p, output_cap));
+        let stderr = child.stderr.take().map(|p| drain(p, output_cap));
+        // Under a guard, stdin is the lifeline: its first line is the child's input, and
+        // it stays open until the guard has ended.
+        let mut lifeline = child.stdin.take();
+        if let Some(pipe) = lifeline.as_mut() {
+            let line = input.unwrap_or_default();
+            let _ = writeln!(pipe, "{}", line.trim_end());
+            let _ = pipe.flush();
+        }
+        if !guard {
+            drop(lifeline.take());
+        }
+        let ending = loop {
+            if let Some(status) = child.try_wait()? {
+                break match (status.code(), status.signal()) {
+                    (Some(code), _) => Ending::Exited(code),
+                    (None, Some(signal)) => Ending::Signalled(signal),
+                    (None, None) => Ending::Exited(-1),
+                };
+            }
+            let cancelled = cancel.is_some_and(|c| c.load(Ordering::SeqCst));
+            if cancelled || started.elapsed() >= time_limit {
+                kill_group(child.id());
+                let _ = child.wait();
+                break if cancelled {
+                    Ending::Cancelled
+                } else {
+                    Ending::TimedOut
+                };
+            }
+            thread::sleep(Duration::from_millis(5));
+        };
+        // Whatever the child left behind in its group goes too, so the pipes close.
+        kill_group(child.id());
+        drop(lifeline);
+        let (stdout, cut_out) = joined(stdout);
+        let (stderr, cut_err) = joined(stderr);
+        Ok(Finished {
+            ending,
+            stdout,
+            stderr,
+            truncated: cut_out || cut_err,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// `workbook __guard -- PROGRAM ARGS…`: see the module comment. Returns the exit
+    /// code to end with; a child ended by a signal ends the guard by the same signal.
+    pub fn guard_main(args: &[String]) -> std::process::ExitCode {
+        let Some((program, rest)) = args.split_first() else {
+            eprintln!("usage: workbook {GUARD_FLAG} -- PROGRAM [ARGS…]");
+            return std::process::ExitCode::from(2);
+        };
+        let mut first = String::new();
+        let _ = std::io::stdin().read_line(&mut first);
+        let input = first.trim_end_matches(['\n', '\r']).to_string();
+        let mut command = Command::new(program);
+        command.args(rest);
+        command.stdin(if input.is_empty() {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        });
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                eprintln!("cannot start {program}: {e}");
+                return std::process::ExitCode::from(127);
+            }
+        };
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = writeln!(stdin, "{input}");
+        }
+        thread::spawn(|| {
+            // The lifeline: end-of-file means the CLI is gone, so everything goes.
+            let mut rest = Vec::new();
+            let _ = std::io::stdin().read_to_end(&mut rest);
+            let _ = killpg(nix::unistd::getpgrp(), Signal::SIGKILL);
+        });
+        let status = match child.wait() {
+            Ok(status) => status,
+            Err(_) => return std::process::ExitCode::from(125),
+        };
+        if let Some(signal) = status.signal().and_then(|s| Signal::try_from(s).ok()) {
+            let _ = nix::sys::signal::raise(signal);
+        }
+        std::process::ExitCode::from(status.code().unwrap_or(1).clamp(0, 255) as u8)
+    }
+}
+
+#[cfg(windows)]
+mod platform {
+    use super::*;
+    use process_wrap::std::{CommandWrap, JobObject, KillOnDrop};
+
+    pub fn run(job: Job<'_>) -> std::io::Result<Finished> {
+        let Job {
+            command,
+            input,
+            time_limit,
+            output_cap,
+            cancel,
+        } = job;
+        let started = Instant::now();
+        // The job object kills the whole tree at a time limit, when dropped, and when the
+        // CLI itself ends (its last handle closes).
+        let mut child = CommandWrap::from(command)
+            .wrap(JobObject)
+            .wrap(KillOnDrop)
+            .spawn()?;
+        let stdout = child.stdout().take().map(|p| drain(p, output_cap));
+        let stderr = child.stderr().take().map(|p| drain(p, output_cap));
+        if let Some(mut pipe) = child.stdin().take() {
+            if let Some(line) = input {
+                let _ = writeln!(pipe, "{}", line.trim_end());
+            }
+        }
+        let ending = loop {
+            if let Some(status) = child.try_wait()? {
+                break Ending::Exited(status.code().unwrap_or(-1));
+            }
+            let cancelled = cancel.is_some_and(|c| c.load(Ordering::SeqCst));
+            if cancelled || started.elapsed() >= time_limit {
+                let _ = child.start_kill();
+                let _ = child.wait();
+                break if cancelled {
+                    Ending::Cancelled
+                } else {
+                    Ending::TimedOut
+                };
+            }
+            thread::sleep(Duration::from_millis(5));
+        };
+        drop(child);
+        let (stdout, cut_out) = joined(stdout);
+        let (stderr, cut_err) = joined(stderr);
+        Ok(Finished {
+            ending,
+            stdout,
+            stderr,
+            truncated: cut_out || cut_err,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Windows needs no guard (the job object does its work); the flag is refused.
+    pub fn guard_main(_args: &[String]) -> std::process::ExitCode {
+        eprintln!("{GUARD_FLAG} is only used on Unix");
+        std::process::ExitCode::from(2)
+    }
+}
+
+pub use platform::guard_main;
+
+/// The cargo that runs us (cargo sets `CARGO` for `cargo run`), or `cargo` on the PATH.
+pub fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// The last lines of a long text, for error messages.
+pub fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
