@@ -243,6 +243,9 @@ pub fn grade_class(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> Result
         std::fs::remove_dir_all(&pristine).map_err(|e| Error::writing(&pristine, e))?;
     }
     crate::export::export(wb, &pristine)?;
+    for dir in [&tree, &target] {
+        std::fs::create_dir_all(dir).map_err(|e| Error::writing(dir, e))?;
+    }
     let sandbox = if options.no_sandbox {
         None
     } else {
@@ -305,6 +308,12 @@ pub fn grade_class(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> Result
         forget_lab_builds(&target, &labs);
         let env = RunEnv {
             target_dir: Some(target.clone()),
+            // The sandbox has no network, and a grade must not depend on one: every crate
+            // comes from the local registry cache the teacher's own build filled.
+            build_env: vec![
+                ("CARGO_NET_OFFLINE".into(), "true".into()),
+                ("CARGO_TERM_COLOR".into(), "never".into()),
+            ],
             build_wrap: Some(&build_wrap),
             run_wrap: Some(&run_wrap),
             test_env: vec![

@@ -117,8 +117,9 @@ pub struct Integrity {
     pub sandboxed: bool,
 }
 
+/// Rounds to cents; never -0 (an empty sum of f64 is -0.0).
 fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+    (x * 100.0).round() / 100.0 + 0.0
 }
 
 /// What grading one lab starts from.
@@ -207,8 +208,7 @@ pub fn score_predictions(
     for check in &lab.meta.checks {
         let id = check.id();
         let right = lab.key.check(&id).map(|k| Answer::Claim(k.holds));
-        grade.correct +=
-            usize::from(sealed.get(&id).is_some() && sealed.get(&id) == right.as_ref());
+        grade.correct += usize::from(sealed.contains_key(&id) && sealed.get(&id) == right.as_ref());
     }
     for q in &lab.meta.questions {
         let right = lab
@@ -216,7 +216,7 @@ pub fn score_predictions(
             .question(&q.id)
             .map(|k| Answer::Option(k.answer.clone()));
         grade.correct +=
-            usize::from(sealed.get(&q.id).is_some() && sealed.get(&q.id) == right.as_ref());
+            usize::from(sealed.contains_key(&q.id) && sealed.get(&q.id) == right.as_ref());
     }
     grade.earned = match mode {
         PredictionMode::Participation => grade.answered_at_seal,
@@ -400,6 +400,8 @@ pub fn total(labs: Vec<LabGrade>, learner: Option<String>) -> Grade {
 /// Where and how a tree's labs are built and run.
 pub struct RunEnv<'a> {
     pub target_dir: Option<std::path::PathBuf>,
+    /// Extra environment for cargo's build.
+    pub build_env: Vec<(String, String)>,
     pub build_wrap: Option<&'a dyn Fn(Command) -> Command>,
     pub run_wrap: Option<&'a dyn Fn(Command) -> Command>,
     pub test_env: Vec<(String, String)>,
@@ -413,7 +415,7 @@ pub fn run_labs(tree: &Path, labs: &[&Lab], settings: &Settings, env: &RunEnv<'_
     let packages: Vec<&str> = labs.iter().map(|l| l.meta.package.as_str()).collect();
     let build_env = BuildEnv {
         target_dir: env.target_dir.clone(),
-        env: Vec::new(),
+        env: env.build_env.clone(),
         wrap: env.build_wrap,
         cancel: env.cancel,
     };

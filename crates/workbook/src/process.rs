@@ -2,8 +2,9 @@
 //! with a time limit, with its output capped, and never outlives the CLI.
 //!
 //! * **Unix.** The child runs under a *guard*: this same binary, started as
-//!   `workbook __guard -- PROGRAM ARGS…` at the head of a new process group. The guard
-//!   starts PROGRAM in its group and holds a *lifeline*, its stdin, whose other end only
+//!   `workbook __guard -- PROGRAM ARGS…`, which makes itself the leader of a new session
+//!   (so of a new process group, with no controlling terminal). The guard starts PROGRAM
+//!   in its group and holds a *lifeline*, its stdin, whose other end only
 //!   the CLI holds. However the CLI ends — a normal exit, Ctrl-C, `kill`, even `kill -9` —
 //!   the operating system closes that end, the guard reads end-of-file and kills its whole
 //!   group: cargo, rustc, the test binary and anything they started. A time limit or a
@@ -116,23 +117,39 @@ impl<'a> Job<'a> {
 /// The default cap on what one child may print (per stream).
 pub const DEFAULT_OUTPUT_CAP: usize = 8 << 20;
 
-/// Reads a pipe to its end, keeping the first `cap` bytes.
+/// How much of the end of a capped output is kept: a graded test's result line comes
+/// last, after whatever it printed.
+const TAIL_KEPT: usize = 8 * 1024;
+
+/// Reads a pipe to its end, keeping the first `cap` bytes and the last few kilobytes;
+/// what lies between is dropped and the drop is marked.
 fn drain(mut pipe: impl Read + Send + 'static, cap: usize) -> thread::JoinHandle<(String, bool)> {
     thread::spawn(move || {
-        let mut kept = Vec::new();
+        let mut head = Vec::new();
+        let mut tail = Vec::new();
+        let mut dropped = 0usize;
         let mut buffer = [0u8; 64 * 1024];
-        let mut truncated = false;
         loop {
             match pipe.read(&mut buffer) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    let room = cap.saturating_sub(kept.len());
-                    kept.extend_from_slice(&buffer[..n.min(room)]);
-                    truncated |= n > room;
+                    let room = cap.saturating_sub(head.len()).min(n);
+                    head.extend_from_slice(&buffer[..room]);
+                    tail.extend_from_slice(&buffer[room..n]);
+                    if tail.len() > TAIL_KEPT {
+                        let excess = tail.len() - TAIL_KEPT;
+                        dropped += excess;
+                        tail.drain(..excess);
+                    }
                 }
             }
         }
-        (String::from_utf8_lossy(&kept).into_owned(), truncated)
+        let mut text = String::from_utf8_lossy(&head).into_owned();
+        if dropped > 0 {
+            text.push_str(&format!("\n[… {dropped} bytes of output dropped …]\n"));
+        }
+        text.push_str(&String::from_utf8_lossy(&tail));
+        (text, dropped > 0)
     })
 }
 
@@ -199,8 +216,12 @@ mod platform {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
+        if !guard {
+            // A guard makes itself the leader of a new session (and group); without one,
+            // the child leads a new group so that a time limit can end all of it.
+            command.process_group(0);
+        }
         let started = Instant::now();
         let mut child = command.spawn()?;
         let stdout = child.stdout.take().map(|p| drain(p, output_cap));
@@ -257,6 +278,10 @@ mod platform {
             eprintln!("usage: workbook {GUARD_FLAG} -- PROGRAM [ARGS…]");
             return std::process::ExitCode::from(2);
         };
+        // A session of its own: one group for everything below (the CLI kills it by the
+        // guard's pid), and no controlling terminal, so nothing below can open /dev/tty to
+        // type into the learner's or the teacher's shell.
+        let _ = nix::unistd::setsid();
         let mut first = String::new();
         let _ = std::io::stdin().read_line(&mut first);
         let input = first.trim_end_matches(['\n', '\r']).to_string();
@@ -277,10 +302,13 @@ mod platform {
         if let Some(mut stdin) = child.stdin.take() {
             let _ = writeln!(stdin, "{input}");
         }
-        thread::spawn(|| {
-            // The lifeline: end-of-file means the CLI is gone, so everything goes.
+        let child_pid = Pid::from_raw(child.id() as i32);
+        thread::spawn(move || {
+            // The lifeline: end-of-file means the CLI is gone, so everything goes: the
+            // child first (in case it left the group), then the group, the guard with it.
             let mut rest = Vec::new();
             let _ = std::io::stdin().read_to_end(&mut rest);
+            let _ = nix::sys::signal::kill(child_pid, Signal::SIGKILL);
             let _ = killpg(nix::unistd::getpgrp(), Signal::SIGKILL);
         });
         let status = match child.wait() {

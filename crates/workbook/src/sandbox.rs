@@ -1,7 +1,7 @@
 //! The sandbox `grade-class` builds and runs submissions in, where bubblewrap (`bwrap`,
 //! Debian's `bubblewrap` package) is installed and works: the whole file system
 //! read-only, the teacher's workbook and every submission hidden, a private `/tmp`, no
-//! network, no other process visible, and everything killed with its parent. Without it
+//! network, no other process visible, no terminal, and everything killed with its parent. Without it
 //! the grade says, on every row, that it was not sandboxed.
 
 use std::path::{Path, PathBuf};

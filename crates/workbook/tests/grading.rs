@@ -1,117 +1,93 @@
-//! Grading a class: each lab is graded on its own. A scratch workbook with three tiny labs
-//! — one that passes, one that hangs, one that does not compile — proves that the hang and
-//! the compile error cost only their own lab, are named, and leave the others graded; and
-//! that the Classroom format gives partial credit per test.
+//! Grading, as a learner's own `cargo labs grade` does it, in a scratch workbook of tiny
+//! labs on the real lab kit: a hang and a compile error cost only their own lab and are
+//! named; a test that does not report (exit, abort, stack overflow) fails and says how;
+//! lines printed to imitate the harness earn nothing; a time limit of `u64::MAX` is
+//! capped; a broken lab.toml costs only its lab; the Classroom format gives partial credit
+//! and shows the integrity notes.
 
+mod common;
+
+use common::{TinyLab, sealed_predictions, shared_target, stderr, tiny_workbook};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-/// A lab whose binary prints a fixed report and whose graded suite is `tests`.
-fn tiny_lab(root: &Path, number: &str, id: &str, tests: &str, main_extra: &str) {
-    let dir = root.join(format!("labs/{number}-{id}"));
-    write(
-        &dir.join("Cargo.toml"),
-        &format!(
-            "[package]\nname = \"lab{number}-{id}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
-             [[bin]]\nname = \"lab{number}-{id}\"\npath = \"src/main.rs\"\n\n\
-             [[test]]\nname = \"graded\"\npath = \"../../tests/{number}_{id}.rs\"\n"
-        ),
-    );
-    write(
-        &dir.join("src/main.rs"),
-        &format!(
-            "fn main() {{ {main_extra} println!(\"{{}}\", r#\"{{\"lab\":\"{id}\",\"checks\":[{{\"id\":\"it-works\",\"claim\":\"it works\",\"holds\":true}},{{\"id\":\"it-is-magic\",\"claim\":\"it is magic\",\"holds\":false}}],\"questions\":[],\"sqlite\":null,\"summary\":null}}\"#); }}\n"
-        ),
-    );
-    write(&root.join(format!("tests/{number}_{id}.rs")), tests);
-    write(
-        &dir.join("lab.toml"),
-        &format!(
-            "id = \"{id}\"\nnumber = \"{number}\"\ntitle = \"Tiny {id}\"\npackage = \"lab{number}-{id}\"\n\
-             solution_package = \"none\"\nchapter = \"book/src/x.md\"\ngraded_suite = \"tests/{number}_{id}.rs\"\n\
-             learner_files = []\ntime_limit_secs = 20\nstarter_fails = []\nhints = [\"h\"]\n\n\
-             [points]\npredictions = 10\ngraded = 20\n\n[published]\n\n\
-             [[check]]\nclaim = \"it works\"\nholds = true\nexplain = \"e\"\n\n\
-             [[check]]\nclaim = \"it is magic\"\nholds = false\nexplain = \"e\"\n"
-        ),
-    );
-    write(
-        &dir.join("predictions.txt"),
-        "it-works = holds\nit-is-magic = holds\n",
-    );
-}
-
-fn scratch_workbook() -> PathBuf {
-    let root = std::env::temp_dir().join(format!("boundary-grading-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    write(&root.join("book.toml"), "[book]\n");
-    write(
-        &root.join("Cargo.toml"),
-        "[workspace]\nresolver = \"3\"\nmembers = [\"labs/*\"]\n",
-    );
-    tiny_lab(
-        &root,
-        "01",
-        "passes",
-        "#[test]\nfn one() {}\n#[test]\nfn two() { assert_eq!(1 + 1, 3, \"arithmetic\"); }\n#[test]\nfn three() {}\n",
-        "",
-    );
-    tiny_lab(
-        &root,
-        "02",
-        "hangs",
-        "#[test]\nfn forever() { loop { std::hint::spin_loop(); } }\n",
-        "",
-    );
-    tiny_lab(
-        &root,
-        "03",
-        "broken",
-        "#[test]\nfn fine() {}\n",
-        "let x: u32 = \"not a number\";",
-    );
-    root
+fn grade(root: &Path, args: &[&str]) -> Value {
+    let out = common::cli(root, &[&["grade"], args].concat())
+        .env("CARGO_TARGET_DIR", shared_target())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", common::stdout(&out)))
 }
 
 #[test]
 fn a_hang_and_a_compile_error_cost_only_their_own_lab() {
-    let root = scratch_workbook();
-    // The hanging lab gets a short limit; the wall clock only decides when to stop it.
-    let toml = root.join("labs/02-hangs/lab.toml");
-    let text = std::fs::read_to_string(&toml)
-        .unwrap()
-        .replace("time_limit_secs = 20", "time_limit_secs = 4");
-    std::fs::write(&toml, text).unwrap();
-    // In lab 01 the starter failed `one` and `two`; `three` guards against regressions.
-    let toml = root.join("labs/01-passes/lab.toml");
-    let text = std::fs::read_to_string(&toml)
-        .unwrap()
-        .replace("starter_fails = []", "starter_fails = [\"one\", \"two\"]");
-    std::fs::write(&toml, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_workbook"))
-        .args(["grade", "--json"])
-        .env("BOUNDARY_LABS_ROOT", &root)
-        .env("CARGO_TARGET_DIR", root.join("target"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let root = tiny_workbook(
+        "grading",
+        &[
+            TinyLab {
+                number: "01",
+                id: "passes",
+                names: &["one", "two", "three"],
+                tests: "fn one() {}\nfn two() { assert_eq!(1 + 1, 3, \"arithmetic\"); }\nfn three() {}\n",
+                library: "",
+                // The starter failed `one` and `two`; `three` guards against regressions.
+                starter_fails: &["one", "two"],
+                time_limit_secs: 60,
+                main: "",
+            },
+            TinyLab {
+                number: "02",
+                id: "hangs",
+                names: &["forever"],
+                tests: "fn forever() { loop { std::hint::spin_loop(); } }\n",
+                library: "",
+                starter_fails: &["forever"],
+                // Far beyond any cap: grading.toml's default caps it at 600 s; here the
+                // workbook's grading.toml caps it at 4.
+                time_limit_secs: u64::MAX,
+                main: "",
+            },
+            TinyLab {
+                number: "03",
+                id: "broken",
+                names: &["fine"],
+                tests: "fn fine() {}\n",
+                library: "pub fn f() -> u32 { \"not a number\" }\n",
+                starter_fails: &["fine"],
+                time_limit_secs: 60,
+                main: "",
+            },
+        ],
     );
-    let grade: Value = serde_json::from_slice(&out.stdout).unwrap();
+    std::fs::write(
+        root.join("grading.toml"),
+        "[limits]\nmax_time_limit_secs = 4\n",
+    )
+    .unwrap();
+    sealed_predictions(
+        &root,
+        "01-passes",
+        &[("it-works", "yes"), ("it-is-magic", "yes")],
+    );
+    // Lab 04's metadata is broken (its crate is fine): it costs lab 04 only.
+    common::write(
+        &root.join("labs/04-bad/lab.toml"),
+        "id = \"bad\"\nnumber = ",
+    );
+    common::write(
+        &root.join("labs/04-bad/Cargo.toml"),
+        "[package]\nname = \"lab04-bad\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+    );
+    common::write(&root.join("labs/04-bad/src/lib.rs"), "");
+
+    let grade = grade(&root, &["--json"]);
     let labs = grade["labs"].as_array().unwrap();
-    let (passes, hangs, broken) = (&labs[0], &labs[1], &labs[2]);
+    let (passes, hangs, broken, bad) = (&labs[0], &labs[1], &labs[2], &labs[3]);
 
     assert_eq!(passes["status"], "ran");
     assert_eq!(passes["tests"]["passed"], 2);
-    assert_eq!(passes["tests"]["total"], 3);
+    assert_eq!(passes["tests"]["expected"], 3);
     assert_eq!(
         passes["predictions"]["correct"], 1,
         "`it is magic` was predicted wrong"
@@ -124,36 +100,131 @@ fn a_hang_and_a_compile_error_cost_only_their_own_lab() {
 
     assert_eq!(hangs["status"], "timeout");
     let note = hangs["notes"][0].as_str().unwrap();
-    assert!(note.contains("lab 02") && note.contains("hang"), "{note}");
+    assert!(note.contains("`forever`") && note.contains("4 s"), "{note}");
     assert_eq!(hangs["points"]["graded"], 0.0);
 
     assert_eq!(broken["status"], "compile-error");
     let note = broken["notes"][0].as_str().unwrap();
     assert!(note.contains("lab 03 does not compile"), "{note}");
-    assert_eq!(
-        broken["predictions"]["correct"], 1,
-        "predictions are still scored, against the answer keys"
+    assert!(note.contains("mismatched types"), "{note}");
+
+    assert_eq!(bad["status"], "broken-metadata");
+    assert!(
+        bad["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("lab.toml cannot be read"),
+        "{bad}"
     );
 
-    let out = Command::new(env!("CARGO_BIN_EXE_workbook"))
-        .args(["grade", "--classroom", "01"])
-        .env("BOUNDARY_LABS_ROOT", &root)
-        .env("CARGO_TARGET_DIR", root.join("target"))
+    let out = common::cli(&root, &["grade", "--classroom", "01"])
+        .env("CARGO_TARGET_DIR", shared_target())
         .output()
         .unwrap();
     let classroom: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(classroom["version"], 1);
     assert_eq!(classroom["status"], "fail");
-    assert_eq!(classroom["max_score"], 30);
+    assert_eq!(classroom["max_score"], 30.0);
     let tests = classroom["tests"].as_array().unwrap();
     assert_eq!(tests.len(), 4, "three graded tests and the predictions");
     let scores: Vec<f64> = tests.iter().map(|t| t["score"].as_f64().unwrap()).collect();
-    // Sorted by name: one, three (a regression guard), two; then the predictions.
+    // In the suite's order: one, two, three (a regression guard); then the predictions.
     assert_eq!(scores, vec![10.0, 0.0, 0.0, 5.0]);
     let max: Vec<f64> = tests
         .iter()
         .map(|t| t["max_score"].as_f64().unwrap())
         .collect();
-    assert_eq!(max, vec![10.0, 0.0, 10.0, 10.0]);
+    assert_eq!(max, vec![10.0, 10.0, 0.0, 10.0]);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_test_that_does_not_report_fails_and_lines_that_imitate_the_harness_earn_nothing() {
+    let fake = "println!(\"test a ... ok\\ntest b ... ok\\ntest c ... ok\\ntest d ... ok\");\n    \
+                println!(\"<labkit-graded-result> a passed 0123456789abcdef0123456789abcdef\");";
+    let tests = String::from(
+        "fn a() { lab::cheat(); }\n\
+         fn b() { std::process::exit(0); }\n\
+         fn c() { fn deep(n: u64) -> u64 { if n == 0 { 0 } else { 1 + deep(std::hint::black_box(n) - 1) } } deep(u64::MAX); }\n\
+         fn d() { std::process::abort(); }\n\
+         fn e() { for _ in 0..100_000 { println!(\"{}\", \"x\".repeat(100)); } }\n"
+    );
+    let library = format!("pub fn cheat() {{\n    {fake}\n    std::process::exit(0);\n}}\n");
+    let root = tiny_workbook(
+        "unreported",
+        &[TinyLab {
+            number: "01",
+            id: "cheats",
+            names: &["a", "b", "c", "d", "e"],
+            tests: &tests,
+            library: &library,
+            starter_fails: &["a", "b", "c", "d", "e"],
+            time_limit_secs: 60,
+            main: "",
+        }],
+    );
+    std::fs::write(
+        root.join("grading.toml"),
+        "[limits]\nmax_test_output_bytes = 65536\n",
+    )
+    .unwrap();
+    let grade = grade(&root, &["--json"]);
+    let lab = &grade["labs"][0];
+    assert_eq!(lab["tests"]["passed"], 1, "only `e` passes: {lab}");
+    assert_eq!(lab["points"]["graded"], 4.0);
+    let results = lab["tests"]["results"].as_array().unwrap();
+    let how = |i: usize| {
+        results[i]["unreported"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(how(0).contains("exited with code 0"), "{}", how(0));
+    assert!(how(1).contains("exited with code 0"), "{}", how(1));
+    assert!(how(2).contains("signal"), "a stack overflow: {}", how(2));
+    assert!(how(3).contains("signal 6"), "an abort: {}", how(3));
+    let notes: Vec<&str> = lab["integrity"]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("without the grader's nonce")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("`e` printed more than 64 KiB")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("src/lib.rs uses `std::process`")),
+        "{notes:?}"
+    );
+    let out = common::cli(&root, &["grade", "--classroom"])
+        .env("CARGO_TARGET_DIR", shared_target())
+        .output()
+        .unwrap();
+    let classroom: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let integrity = classroom["tests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["name"].as_str().is_some_and(|n| n.ends_with("integrity")));
+    let integrity = integrity.expect("an integrity entry");
+    assert_eq!(integrity["status"], "fail");
+    assert_eq!(integrity["score"], 0.0);
+    assert!(
+        integrity["message"]
+            .as_str()
+            .unwrap()
+            .contains("std::process")
+    );
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -32,7 +32,13 @@ fn detail(seq: i64) -> String {
 fn record_forever(state: &Path) -> ! {
     let (progress, _) = Progress::open(state).unwrap();
     let mut out = std::io::stdout().lock();
-    let mut seq = 1;
+    // Earlier rounds left their attempts: go on from the last one.
+    let mut seq: i64 = progress
+        .connection()
+        .query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM attempt", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
     loop {
         let written = progress
             .record_attempt(LAB, "check", "2026-01-01T00:00:00Z", 0, 0, &detail(seq))

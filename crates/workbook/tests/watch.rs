@@ -1,3 +1,4 @@
+#![cfg(unix)]
 //! `cargo labs watch` driven through a pipe (line mode: a letter, then Enter), in a
 //! scratch workbook whose `cargo` is a script that prints a graded run in libtest's
 //! format: the tests see the re-check on a save, the verdict and next step, the keys, the
@@ -14,37 +15,40 @@ use std::time::Duration;
 
 static SCRATCH: AtomicU32 = AtomicU32::new(0);
 
-/// Stands in for `cargo test -p PACKAGE --test graded -- …`, run in the workbook's root.
+/// Stands in for `cargo build … --test graded -p PACKAGE`, run in the workbook's root: it
+/// logs the call and reports `fake-graded` as the suite's executable, as cargo's JSON
+/// messages do.
 const FAKE_CARGO: &str = r#"#!/bin/sh
 echo "$*" >> cargo-calls.log
+for arg in "$@"; do package="$arg"; done
+echo "{\"reason\":\"compiler-artifact\",\"package_id\":\"path+file:///w#$package@0.1.0\",\"target\":{\"name\":\"graded\",\"kind\":[\"test\"]},\"executable\":\"$PWD/fake-graded-$package\"}"
+echo "{\"reason\":\"build-finished\",\"success\":true}"
+"#;
+
+/// Stands in for a graded suite's executable, speaking labkit's child protocol: read the
+/// nonce, run the one test, print the result line. The second test passes once the lab's
+/// learner file says FIXED.
+const FAKE_GRADED: &str = r#"#!/bin/sh
+read nonce
+test="$2"
 if [ -f hang ]; then
     echo $$ > hang.pid
     exec sleep 600
 fi
-echo "running 2 tests"
-echo "test the_first_claim_holds ... ok"
-case "$*" in
-    *lab01-outbox*)
-        if grep -q FIXED labs/01-outbox/src/relay.rs; then
-            echo "test the_second_claim_holds ... ok"
-            exit 0
-        fi ;;
-esac
-echo "test the_second_claim_holds ... FAILED"
-echo
-echo "failures:"
-echo
-echo "---- the_second_claim_holds stdout ----"
+if [ "$test" = the_first_claim_holds ] || grep -q FIXED @LEARNER_FILE@; then
+    echo "<labkit-graded-result> $test passed $nonce"
+    exit 0
+fi
 echo "the relay lost intent S2"
 echo "stack backtrace:"
 echo "   0: frame zero"
 echo "note: Some details are omitted"
 echo "replay: cargo labs replay 01 relay v1:0.1"
-echo
-echo "failures:"
-echo "    the_second_claim_holds"
-exit 101
+echo "<labkit-graded-result> $test failed"
 "#;
+
+/// The suite both labs name, as the grader reads its test list.
+const FAKE_SUITE: &str = "labkit::graded_suite![the_first_claim_holds, the_second_claim_holds];\n";
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -70,14 +74,25 @@ fn scratch() -> PathBuf {
             std::fs::copy(&file, to.join("src").join(file.file_name().unwrap())).unwrap();
         }
     }
-    let cargo = root.join("fake-cargo");
-    std::fs::write(&cargo, FAKE_CARGO).unwrap();
-    let chmod = Command::new("chmod")
-        .arg("+x")
-        .arg(&cargo)
-        .status()
-        .unwrap();
-    assert!(chmod.success());
+    for suite in ["01_outbox.rs", "02_uncertain_outcomes.rs"] {
+        std::fs::create_dir_all(root.join("tests")).unwrap();
+        std::fs::write(root.join("tests").join(suite), FAKE_SUITE).unwrap();
+    }
+    let graded_01 = FAKE_GRADED.replace("@LEARNER_FILE@", "labs/01-outbox/src/relay.rs");
+    let graded_02 = FAKE_GRADED.replace(
+        "@LEARNER_FILE@",
+        "labs/02-uncertain-outcomes/src/settlement.rs",
+    );
+    for (name, script) in [
+        ("fake-cargo", FAKE_CARGO),
+        ("fake-graded-lab01-outbox", graded_01.as_str()),
+        ("fake-graded-lab02-uncertain-outcomes", graded_02.as_str()),
+    ] {
+        let path = root.join(name);
+        std::fs::write(&path, script).unwrap();
+        let chmod = Command::new("chmod").arg("+x").arg(&path).status().unwrap();
+        assert!(chmod.success());
+    }
     root
 }
 
@@ -243,13 +258,15 @@ fn a_save_rechecks_the_lab_and_the_keys_act() {
 
     let calls = std::fs::read_to_string(root.join("cargo-calls.log")).unwrap();
     let calls: Vec<&str> = calls.lines().collect();
+    let build =
+        "build --keep-going --message-format=json-diagnostic-rendered-ansi --test graded -p";
     assert_eq!(
         calls[..4],
         [
-            "test -p lab01-outbox --test graded -- --color never",
-            "test -p lab01-outbox --test graded -- --color never",
-            "test -p lab01-outbox --test graded -- --color never",
-            "test -p lab02-uncertain-outcomes --test graded -- --color never",
+            format!("{build} lab01-outbox"),
+            format!("{build} lab01-outbox"),
+            format!("{build} lab01-outbox"),
+            format!("{build} lab02-uncertain-outcomes"),
         ]
     );
     let hints = rusqlite::Connection::open(root.join(".labs/progress.db"))

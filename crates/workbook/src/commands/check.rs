@@ -172,6 +172,7 @@ pub fn grade(wb: &Workbook, format: &str, only: &[String]) -> Result<()> {
     let progress = wb.progress()?;
     let env = RunEnv {
         target_dir: None,
+        build_env: Vec::new(),
         build_wrap: None,
         run_wrap: None,
         test_env: fast_tmp(),

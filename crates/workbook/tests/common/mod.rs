@@ -1,0 +1,187 @@
+//! What the CLI's tests share: the repository, scratch workbooks, running the built CLI,
+//! and tiny labs built on the real lab kit. Each test file uses part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+static SCRATCH: AtomicU32 = AtomicU32::new(0);
+
+/// The workbook's repository.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// A fresh, empty scratch folder named after `what`, unique in this test run.
+pub fn scratch_dir(what: &str) -> PathBuf {
+    let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("boundary-{what}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+pub fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A scratch workbook with lab 01's metadata and starter file (enough for every command
+/// that does not build the lab).
+pub fn lab01_metadata() -> PathBuf {
+    let root = scratch_dir("cli");
+    let lab = root.join("labs/01-outbox");
+    std::fs::create_dir_all(lab.join("src")).unwrap();
+    std::fs::write(root.join("book.toml"), "[book]\n").unwrap();
+    for file in ["lab.toml", "src/relay.rs"] {
+        std::fs::copy(repo().join("labs/01-outbox").join(file), lab.join(file)).unwrap();
+    }
+    root
+}
+
+/// The built CLI, pointed at the workbook in `root`, without colour.
+pub fn cli(root: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_workbook"));
+    command
+        .args(args)
+        .env("BOUNDARY_LABS_ROOT", root)
+        .env_remove("BOUNDARY_LABS_STATE")
+        .env("NO_COLOR", "1");
+    command
+}
+
+pub fn run_cli(root: &Path, args: &[&str]) -> Output {
+    cli(root, args).output().unwrap()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Where tiny labs are built: one folder for the whole test run (and the next ones), so
+/// the lab kit is compiled once. Cargo locks it; results never depend on what is there.
+pub fn shared_target() -> PathBuf {
+    repo().join("target/scratch-target")
+}
+
+/// A tiny lab on the real lab kit: `tests` is the body of its graded suite (the functions
+/// named in `names`), `starter_fails` the tests whose passing earns points.
+pub struct TinyLab<'a> {
+    pub number: &'a str,
+    pub id: &'a str,
+    pub names: &'a [&'a str],
+    pub tests: &'a str,
+    /// Extra code in the lab's library (the learner file `src/lib.rs`).
+    pub library: &'a str,
+    pub starter_fails: &'a [&'a str],
+    pub time_limit_secs: u64,
+    /// The body of the lab binary's `main`; empty: it prints a fixed report.
+    pub main: &'a str,
+}
+
+/// A scratch workbook whose workspace holds `labs`, each with a graded suite on the real
+/// lab kit, a binary printing a fixed report with one true and one false claim, and
+/// predictions that answer both claims `yes`.
+pub fn tiny_workbook(what: &str, labs: &[TinyLab<'_>]) -> PathBuf {
+    let root = scratch_dir(what);
+    let labkit = repo().join("crates/labkit");
+    write(&root.join("book.toml"), "[book]\n");
+    write(
+        &root.join("Cargo.toml"),
+        &format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [\"labs/*\"]\n\n[workspace.dependencies]\nlabkit = {{ path = {:?} }}\n",
+            labkit.display().to_string()
+        ),
+    );
+    for lab in labs {
+        let (number, id) = (lab.number, lab.id);
+        let dir = root.join(format!("labs/{number}-{id}"));
+        write(
+            &dir.join("Cargo.toml"),
+            &format!(
+                "[package]\nname = \"lab{number}-{id}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+                 [lib]\nname = \"tiny{number}\"\npath = \"src/lib.rs\"\n\n\
+                 [[bin]]\nname = \"lab{number}-{id}\"\npath = \"src/main.rs\"\n\n\
+                 [[test]]\nname = \"graded\"\npath = \"../../tests/{number}_{id}.rs\"\nharness = false\n\n\
+                 [dependencies]\nlabkit.workspace = true\n"
+            ),
+        );
+        write(&dir.join("src/lib.rs"), lab.library);
+        write(
+            &dir.join("src/main.rs"),
+            &format!(
+                "fn main() {{ {} println!(\"{{}}\", r#\"{{\"lab\":\"{id}\",\"checks\":[{{\"id\":\"it-works\",\"claim\":\"it works\",\"holds\":true}},{{\"id\":\"it-is-magic\",\"claim\":\"it is magic\",\"holds\":false}}],\"questions\":[],\"sqlite\":null,\"summary\":null}}\"#); }}\n",
+                lab.main
+            ),
+        );
+        write(
+            &root.join(format!("tests/{number}_{id}.rs")),
+            &format!(
+                "#![allow(unused)]\nuse tiny{number} as lab;\nlabkit::graded_suite![{}];\n{}\n",
+                lab.names.join(", "),
+                lab.tests
+            ),
+        );
+        let fails: Vec<String> = lab.starter_fails.iter().map(|n| format!("{n:?}")).collect();
+        write(
+            &dir.join("lab.toml"),
+            &format!(
+                "id = \"{id}\"\nnumber = \"{number}\"\ntitle = \"Tiny {id}\"\npackage = \"lab{number}-{id}\"\n\
+                 solution_package = \"none\"\nchapter = \"book/src/x.md\"\ngraded_suite = \"tests/{number}_{id}.rs\"\n\
+                 learner_files = [\"src/lib.rs\"]\ntime_limit_secs = {}\nstarter_fails = [{}]\nhints = [\"h\"]\n\n\
+                 [points]\npredictions = 10\ngraded = 20\n\n[published]\n\"labs/{number}-{id}/src/lib.rs\" = \"{}\"\n\n\
+                 [[check]]\nclaim = \"it works\"\nholds = true\nexplain = \"e\"\n\n\
+                 [[check]]\nclaim = \"it is magic\"\nholds = false\nexplain = \"e\"\n",
+                lab.time_limit_secs,
+                fails.join(", "),
+                workbook::blob::blob_id(lab.library.as_bytes())
+            ),
+        );
+    }
+    root
+}
+
+/// Seals `answers` (item id → `yes`/`no`/a letter) for the lab in `root/labs/<slug>` the
+/// way `cargo labs run` does, and writes predictions.txt.
+pub fn sealed_predictions(root: &Path, slug: &str, answers: &[(&str, &str)]) -> String {
+    let labs = workbook::meta::load_labs(root).unwrap();
+    let lab = labs.labs.iter().find(|l| l.slug() == slug).unwrap();
+    let text: String = answers
+        .iter()
+        .map(|(id, a)| format!("{id} = {a}\n"))
+        .collect();
+    let parsed = workbook::predictions::parse(lab, &text).unwrap();
+    let seal = workbook::predictions::Seal::new(lab, &parsed.answers, "2026-12-01T00:00:00Z");
+    let sealed = workbook::predictions::with_seal(&text, &seal);
+    write(&lab.predictions_path(), &sealed);
+    sealed
+}
+
+/// The processes whose command line mentions `marker` (Linux: read from /proc).
+#[cfg(target_os = "linux")]
+pub fn processes_mentioning(marker: &str) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if pid == std::process::id() {
+            continue;
+        }
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if cmdline.contains(marker) {
+                found.push((pid, cmdline));
+            }
+        }
+    }
+    found
+}

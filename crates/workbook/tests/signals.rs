@@ -1,0 +1,122 @@
+//! Interrupting or killing the CLI ends everything it started. Each case starts a command
+//! whose lab never finishes (a graded test or an observe run that sleeps), waits until
+//! that process exists, sends the CLI a real signal — SIGINT as Ctrl-C does, SIGTERM as
+//! `kill` does, SIGKILL as `kill -9` does — and then finds no process of the lab left.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use common::{TinyLab, processes_mentioning, shared_target, tiny_workbook};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// A lab whose graded test `test` and whose binary both sleep "forever". The test's name
+/// marks its process (each test of this file uses its own, as they run side by side).
+fn sleeper(test: &str) -> std::path::PathBuf {
+    let body =
+        format!("fn {test}() {{ std::thread::sleep(std::time::Duration::from_secs(3600)); }}\n");
+    tiny_workbook(
+        "signals",
+        &[TinyLab {
+            number: "01",
+            id: "sleeper",
+            names: &[test],
+            tests: &body,
+            library: "",
+            starter_fails: &[test],
+            time_limit_secs: 600,
+            main: "std::thread::sleep(std::time::Duration::from_secs(3600));",
+        }],
+    )
+}
+
+/// Waits (bounded: the first case builds the lab kit) until a process mentioning
+/// `marker` runs.
+fn wait_for(marker: &str) {
+    let started = Instant::now();
+    while processes_mentioning(marker).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "no process mentioning `{marker}` started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs `args` in `root`, signals the CLI with `signal` once the lab's process runs, and
+/// proves that nothing of the lab is left.
+fn interrupt(root: &Path, args: &[&str], marker: &str, signal: Signal) {
+    let mut child = common::cli(root, args)
+        .env("CARGO_TARGET_DIR", shared_target())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(marker);
+    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+    let status = child.wait().unwrap();
+    assert!(
+        !status.success(),
+        "{args:?}: the CLI was stopped by {signal}"
+    );
+    let started = Instant::now();
+    loop {
+        let left = processes_mentioning(marker);
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{args:?} stopped by {signal} left {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The command line of the sleeping lab binary run by `cargo labs run`.
+const BINARY_MARKER: &str = "lab01-sleeper observe";
+
+#[test]
+fn check_grade_and_run_end_their_children_on_every_signal() {
+    let test = "sleeps_under_check";
+    let root = sleeper(test);
+    let graded = format!("--graded-child {test}");
+    // `run` seals the (empty) predictions first, then runs the sleeping binary.
+    common::write(
+        &root.join("labs/01-sleeper/predictions.txt"),
+        "it-works = yes\n",
+    );
+    for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGKILL] {
+        interrupt(&root, &["check", "01"], &graded, signal);
+        interrupt(&root, &["grade", "--json"], &graded, signal);
+        interrupt(&root, &["run", "01", "--anyway"], BINARY_MARKER, signal);
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn grade_class_ends_its_children_on_every_signal() {
+    let test = "sleeps_under_grade_class";
+    let teacher = sleeper(test);
+    let graded = format!("--graded-child {test}");
+    let class = common::scratch_dir("signals-class");
+    let submission = class.join("ann");
+    std::fs::create_dir_all(submission.join("labs/01-sleeper/src")).unwrap();
+    std::fs::write(submission.join("labs/01-sleeper/src/lib.rs"), "").unwrap();
+    let work = class.join("work");
+    let (submission, work) = (submission.display().to_string(), work.display().to_string());
+    for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGKILL] {
+        interrupt(
+            &teacher,
+            &["grade-class", &submission, "--work", &work],
+            &graded,
+            signal,
+        );
+    }
+    let _ = std::fs::remove_dir_all(&teacher);
+    let _ = std::fs::remove_dir_all(&class);
+}
