@@ -54,8 +54,8 @@ mod store;
 pub use cache::{Layer, PublicCache, Served, cache_lifetime};
 pub use iam::{Permission, Role};
 pub use store::{
-    AuditEntry, DEFAULT_GENERATION_SEED, DeleteRequest, GENERATION_EPOCH_MICROS, Meta,
-    ObjectStore, Preconditions, StorageError, Upload,
+    AuditEntry, DEFAULT_GENERATION_SEED, DeleteRequest, GENERATION_EPOCH_MICROS, Meta, ObjectStore,
+    Preconditions, StorageError, Upload,
 };
 
 /// The principal that stands for "anyone on the internet" in IAM bindings.

@@ -296,7 +296,9 @@ fn check(pre: &Preconditions, target: Option<&Meta>) -> Result<(), StorageError>
             }
             Some(have) if have == unwanted => {
                 return Err(StorageError::NotModified {
-                    detail: format!("{parameter}={unwanted}, and the current {property} is that one"),
+                    detail: format!(
+                        "{parameter}={unwanted}, and the current {property} is that one"
+                    ),
                 });
             }
             Some(_) => {}

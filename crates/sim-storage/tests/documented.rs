@@ -650,11 +650,20 @@ fn creating_a_bucket_that_exists_is_a_conflict_and_changes_nothing() {
     // upload keeps the second as noncurrent too.
     let noncurrent = |store: &ObjectStore, generation| {
         store
-            .get_media(OWNER, BUCKET, "f", Some(generation), None, Preconditions::none())
+            .get_media(
+                OWNER,
+                BUCKET,
+                "f",
+                Some(generation),
+                None,
+                Preconditions::none(),
+            )
             .map(|(_, data)| data)
     };
     assert_eq!(noncurrent(&store, v1.generation).unwrap(), b"one");
-    let v2 = store.get(OWNER, BUCKET, "f", None, Preconditions::none()).unwrap();
+    let v2 = store
+        .get(OWNER, BUCKET, "f", None, Preconditions::none())
+        .unwrap();
     store
         .insert(OWNER, BUCKET, "f", Upload::new("three"))
         .unwrap();
@@ -736,7 +745,13 @@ fn metageneration_preconditions_guard_reads_too() {
         .get(OWNER, BUCKET, "m.json", None, Preconditions::none())
         .unwrap();
     store
-        .patch(OWNER, BUCKET, "m.json", Some("no-store"), Preconditions::none())
+        .patch(
+            OWNER,
+            BUCKET,
+            "m.json",
+            Some("no-store"),
+            Preconditions::none(),
+        )
         .unwrap();
     let read = |store: &ObjectStore, pre| store.get_media(OWNER, BUCKET, "m.json", None, None, pre);
     assert_eq!(
@@ -754,9 +769,12 @@ fn metageneration_preconditions_guard_reads_too() {
     };
     assert_eq!(read(&store, unchanged).unwrap_err().code(), 304);
     assert_eq!(
-        read(&store, Preconditions::metageneration(current.metageneration))
-            .unwrap()
-            .1,
+        read(
+            &store,
+            Preconditions::metageneration(current.metageneration)
+        )
+        .unwrap()
+        .1,
         b"run-1"
     );
 }
