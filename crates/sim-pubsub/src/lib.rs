@@ -248,7 +248,7 @@ impl SubscriptionConfig {
 /// libraries' `AckResponse`: Java `AckResponse`, Python `AcknowledgeStatus`, Node
 /// `AckResponses`). Without exactly-once delivery every ack is answered `Success` at once,
 /// whatever becomes of it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AckResponse {
     Success,
     /// `PERMANENT_FAILURE_INVALID_ACK_ID`: the ack id is not the message's latest (its
