@@ -1022,7 +1022,7 @@ impl Broker {
             sim.event("pubsub", Glyph::Fault, || {
                 (
                     String::new(),
-                    format!("key {key}: ordering and a dead-letter topic: the later messages are not delivered again"),
+                    format!("key {key}: later messages not delivered again (dead-letter policy)"),
                 )
             });
             return;

@@ -496,6 +496,20 @@ pub fn run() -> Report {
         },
     );
 
+    // What each schedule's acks were told, `(late)` after the deadline had passed.
+    let acks_told: Vec<Vec<String>> = exactly_once
+        .iter()
+        .map(|r| {
+            r.acks
+                .iter()
+                .map(|(answer, late)| match late {
+                    true => format!("{answer:?} (late)"),
+                    false => format!("{answer:?}"),
+                })
+                .collect()
+        })
+        .collect();
+    let applications: Vec<usize> = exactly_once.iter().map(|r| r.applied).collect();
     let summary = serde_json::json!({
         "orders_one_bank_key": bank.len(),
         "orders_per_account_keys": accounts.len(),
@@ -505,11 +519,8 @@ pub fn run() -> Report {
         "redelivered_after_missed_ack": again,
         "async_completion_orders": completions.len(),
         "acked_message_delivered_again_after_a_lost_ack": acked_came_back,
-        "exactly_once_applications": exactly_once.iter().map(|r| r.applied).collect::<Vec<_>>(),
-        "exactly_once_acks": exactly_once
-            .iter()
-            .map(|r| r.acks.iter().map(|(a, late)| format!("{a:?}{}", if *late { " (late)" } else { "" })).collect::<Vec<_>>())
-            .collect::<Vec<_>>(),
+        "exactly_once_applications": applications,
+        "exactly_once_acks": acks_told,
         "published_with_one_failure": publishing
             .iter()
             .map(|r| format!("failed {:?}: topic [{}]", r.failed, r.on_topic.join(", ")))

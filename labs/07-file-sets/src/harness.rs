@@ -1007,7 +1007,11 @@ pub fn figures() -> Vec<(&'static str, String)> {
         "insert runs/run-2/positions.csv ifGenerationMatch=0",
     )
     .reply("datasets", "publisher", "200 generation gP")
-    .call("publisher", "datasets", "get ?generation=gA, ?generation=gP")
+    .call(
+        "publisher",
+        "datasets",
+        "get ?generation=gA, ?generation=gP",
+    )
     .note("publisher", "validate the set")
     .call("publisher", "releases", "get manifest")
     .reply("releases", "publisher", "run-1, generation gM1")

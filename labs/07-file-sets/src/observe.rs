@@ -355,7 +355,13 @@ pub fn run() -> Report {
         after_replacement.as_ref().map(|(_, d)| d.as_slice()).ok() == Some(b"run-2".as_slice()),
     );
     let read_metageneration = s
-        .get(PUBLISHER_A, BUCKET, "manifest.json", None, Preconditions::none())
+        .get(
+            PUBLISHER_A,
+            BUCKET,
+            "manifest.json",
+            None,
+            Preconditions::none(),
+        )
         .map(|m| m.metageneration)
         .unwrap_or(-1);
     s.patch(
