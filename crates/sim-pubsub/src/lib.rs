@@ -44,9 +44,8 @@
 //!   published to the dead-letter topic as a new message and acknowledged on the source.
 //! * **Retention**: `retain_acked_messages` and `message_retention_duration` on the
 //!   subscription, `message_retention_duration` on the topic (both 10 minutes to 31
-//!   days). **Snapshots** and **seek**
-//!   (to a time or to a snapshot) change acknowledgement state in bulk; a seek restores
-//!   only what is retained. **Delivery after a seek is not instantaneous**: for
+//!   days). **Snapshots** and **seek** (to a time or to a snapshot) change
+//!   acknowledgement state in bulk; a seek restores only what is retained. **Delivery after a seek is not instantaneous**: for
 //!   [`SEEK_SETTLE_SECONDS`] after a seek, each pull is a choice of the fault core
 //!   between the new state and the state before the seek (messages the seek marked
 //!   acknowledged may still arrive; replayed messages may not arrive yet).
@@ -56,8 +55,8 @@
 //! exactly-once delivery, fails) (`pubsub:ack`), forwarding near the maximum attempts
 //! (`pubsub:dead-letter`), whether the ordering cascade happens when a dead-letter policy
 //! is in place (`pubsub:ordered-dead-letter`), which state a pull after a seek sees
-//! (`pubsub:after-seek`), and whether a [`Publisher`]'s publish fails (`pubsub:publish`). Option 0 is always the documented nominal
-//! behaviour. Ack deadlines are [`Timers`] on the broker's own logical clock, in seconds,
+//! (`pubsub:after-seek`), and whether a [`Publisher`]'s publish fails (`pubsub:publish`).
+//! Option 0 is always the documented nominal behaviour. Ack deadlines are [`Timers`] on the broker's own logical clock, in seconds,
 //! which moves only when [`Broker::advance`] is called (and then moves the fault core's
 //! clock by the same amount).
 //!
