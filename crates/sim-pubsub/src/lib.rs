@@ -4,19 +4,35 @@
 //! What is modelled, in Pub/Sub's vocabulary (each behaviour is pinned by a test in
 //! `tests.rs` that quotes the documentation sentence it follows):
 //!
-//! * **Topics** and pull **subscriptions**. A subscription receives every message
-//!   published to its topic after the subscription was created. [`Broker::pull`] hands
-//!   out [`ReceivedMessage`]s, each with an **ack id** and an **ack deadline**
-//!   (`ack_deadline_seconds`, 10–600). Delivery is **at least once**: a message that is
-//!   not acknowledged before its deadline, or that is **nacked** (`ModifyAckDeadline` with
-//!   0 seconds), is delivered again. An **acknowledgement is best effort**: the fault core
+//! * **Topics** and pull **subscriptions**, named by IDs that follow the documented rule
+//!   (a letter first, 3–255 characters of letters, digits and `- _ . ~ + %`, not
+//!   starting with `goog`); an empty or malformed name is `INVALID_ARGUMENT`, never
+//!   `NOT_FOUND`. A subscription receives every message published to its topic after the
+//!   subscription was created. [`Broker::pull`] hands out [`ReceivedMessage`]s, each with
+//!   an **ack id** and an **ack deadline** (`ack_deadline_seconds`, 10–600; 0 means the
+//!   default, 10). Delivery is **at least once**: a message that is not acknowledged
+//!   before its deadline, or that is **nacked** (`ModifyAckDeadline` with 0 seconds), is
+//!   delivered again. Only an explicit `Acknowledge` acknowledges: nothing is acked
+//!   because a handler returned. An **acknowledgement is best effort**: the fault core
 //!   may lose it (the client sees success, the service never records it).
+//! * **Exactly-once delivery** (`enable_exactly_once_delivery`):
+//!   [`Broker::acknowledge_with_response`] tells the subscriber whether each ack
+//!   succeeded; only a message's latest ack id acknowledges it (an expired or replaced
+//!   one is `InvalidAckId`); the fault core may fail an ack, and then says so; a
+//!   successful ack is never followed by a redelivery, not even by the ordering
+//!   cascade. It does not make processing exactly once: a subscriber that applied an
+//!   effect and then failed to ack gets the message again.
+//! * The **publisher client** ([`Publisher`]): with message ordering, a failed publish
+//!   pauses its ordering key, and the publisher refuses that key's later messages until
+//!   `resume_publish`.
 //! * **Ordering keys**. With `enable_message_ordering`, messages of one non-empty key are
 //!   delivered in publish order, and when one of them is delivered again, every later
 //!   message of that key that had already been delivered is delivered again too, *even
-//!   the acknowledged ones*. Nothing orders messages of different keys: which key a pull
-//!   serves first is a choice of the fault core. Without ordering, a pull may hand out
-//!   any order at all.
+//!   the acknowledged ones*, unless a dead-letter policy is in place too: then that
+//!   cascade "might not be the case" (a choice of the fault core), and a message
+//!   forwarded as a dead letter leaves its key with a gap. Nothing orders messages of
+//!   different keys: which key a pull serves first is a choice of the fault core. Without
+//!   ordering, a pull may hand out any order at all.
 //! * A **dead-letter policy** (`dead_letter_topic`, `max_delivery_attempts` in 5–100, 0
 //!   meaning 5). The delivery attempt count is 1 + nacks + expired deadlines. Forwarding
 //!   is **best effort**: near the maximum the fault core may forward one attempt early or
@@ -27,26 +43,34 @@
 //!   an operator's `roles/owner` included, do not count. A forwarded message is
 //!   published to the dead-letter topic as a new message and acknowledged on the source.
 //! * **Retention**: `retain_acked_messages` and `message_retention_duration` on the
-//!   subscription, `message_retention_duration` on the topic. **Snapshots** and **seek**
-//!   (to a time or to a snapshot) change acknowledgement state in bulk; a seek restores
-//!   only what is retained. **Delivery after a seek is not instantaneous**: for
+//!   subscription, `message_retention_duration` on the topic (both 10 minutes to 31
+//!   days). **Snapshots** and **seek** (to a time or to a snapshot) change
+//!   acknowledgement state in bulk; a seek restores only what is retained. **Delivery after a seek is not instantaneous**: for
 //!   [`SEEK_SETTLE_SECONDS`] after a seek, each pull is a choice of the fault core
 //!   between the new state and the state before the seek (messages the seek marked
 //!   acknowledged may still arrive; replayed messages may not arrive yet).
 //!
 //! Every nondeterministic decision goes through the [`Sim`]: the order a pull hands out
-//! across keys (`pubsub:pull-order`), whether an ack is recorded or lost (`pubsub:ack`),
-//! forwarding near the maximum attempts (`pubsub:dead-letter`), and which state a pull
-//! after a seek sees (`pubsub:after-seek`). Option 0 is always the documented nominal
-//! behaviour. Ack deadlines are [`Timers`] on the broker's own logical clock, in seconds,
+//! across keys (`pubsub:pull-order`), whether an ack is recorded or lost (or, with
+//! exactly-once delivery, fails) (`pubsub:ack`), forwarding near the maximum attempts
+//! (`pubsub:dead-letter`), whether the ordering cascade happens when a dead-letter policy
+//! is in place (`pubsub:ordered-dead-letter`), which state a pull after a seek sees
+//! (`pubsub:after-seek`), and whether a [`Publisher`]'s publish fails (`pubsub:publish`).
+//! Option 0 is always the documented nominal behaviour. Ack deadlines are [`Timers`] on the broker's own logical clock, in seconds,
 //! which moves only when [`Broker::advance`] is called (and then moves the fault core's
 //! clock by the same amount).
 //!
 //! Simplifications, said once here and again in the chapters:
 //!
-//! * Pull only: no push subscriptions, no streaming pull, no flow control, no exactly-once
-//!   delivery, no retry policy (redelivery is immediate after a nack or an expiry), no
-//!   filters, no schemas, no regions. Publishing always succeeds, once.
+//! * Pull only, with explicit acks: no push subscriptions (where the endpoint's HTTP
+//!   answer acknowledges), no function triggers, no streaming pull, no flow control, no
+//!   retry policy (redelivery is immediate after a nack or an expiry), no filters, no
+//!   schemas, no regions. [`Broker::publish`] always succeeds, once; only the
+//!   [`Publisher`] client can fail, and then the message was not stored (no publish whose
+//!   response was lost, no batching: one message per request).
+//! * Exactly-once delivery covers `Acknowledge` only: `ModifyAckDeadline` with a stale
+//!   ack id is ignored as without it, and acknowledging the same id twice answers
+//!   `InvalidAckId` the second time.
 //! * A pull returns every deliverable message up to `max_messages`; within a key it hands
 //!   out messages in order and may hand out several outstanding messages of one key, as
 //!   the service does.
@@ -67,8 +91,11 @@ use labkit::fault::{Glyph, Sim, Timers};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+mod publisher;
 #[cfg(test)]
 mod tests;
+
+pub use publisher::{PublishError, Publisher};
 
 /// The project number of the simulated project.
 pub const PROJECT_NUMBER: u64 = 123_456_789;
@@ -82,6 +109,11 @@ pub const ROLE_SUBSCRIBER: &str = "roles/pubsub.subscriber";
 pub const SEEK_SETTLE_SECONDS: u64 = 60;
 /// The default of `message_retention_duration`: seven days, in seconds.
 pub const SEVEN_DAYS: u64 = 7 * 24 * 3600;
+/// The ack deadline a subscription gets when it asks for none (0).
+pub const DEFAULT_ACK_DEADLINE_SECONDS: u64 = 10;
+/// The range of `message_retention_duration`, on a subscription or a topic: 10 minutes
+/// to 31 days, in seconds.
+pub const MESSAGE_RETENTION_RANGE: std::ops::RangeInclusive<u64> = 600..=31 * 24 * 3600;
 
 /// The attribute names Pub/Sub adds to a forwarded dead letter.
 pub const ATTR_SOURCE_SUBSCRIPTION: &str = "CloudPubSubDeadLetterSourceSubscription";
@@ -93,6 +125,8 @@ pub enum Code {
     NotFound,
     AlreadyExists,
     InvalidArgument,
+    /// A publish the service did not accept (after the client's own retries).
+    Unavailable,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,6 +150,7 @@ impl fmt::Display for PubSubError {
             Code::NotFound => "NOT_FOUND",
             Code::AlreadyExists => "ALREADY_EXISTS",
             Code::InvalidArgument => "INVALID_ARGUMENT",
+            Code::Unavailable => "UNAVAILABLE",
         };
         write!(f, "{code}: {}", self.message)
     }
@@ -186,22 +221,42 @@ pub struct SubscriptionConfig {
     pub retain_acked_messages: bool,
     pub message_retention_duration: u64,
     pub dead_letter_policy: Option<DeadLetterPolicy>,
+    /// Exactly-once delivery: acknowledgements report whether they succeeded, and only
+    /// the latest ack id of a message can acknowledge it.
+    pub enable_exactly_once_delivery: bool,
 }
 
 impl SubscriptionConfig {
     /// The defaults: a 10-second ack deadline, no ordering, acknowledged messages not
-    /// retained, seven days' retention, no dead-letter policy.
+    /// retained, seven days' retention, no dead-letter policy, no exactly-once delivery.
     pub fn new(name: &str, topic: &str) -> Self {
         SubscriptionConfig {
             name: name.to_string(),
             topic: topic.to_string(),
-            ack_deadline_seconds: 10,
+            ack_deadline_seconds: DEFAULT_ACK_DEADLINE_SECONDS,
             enable_message_ordering: false,
             retain_acked_messages: false,
             message_retention_duration: SEVEN_DAYS,
             dead_letter_policy: None,
+            enable_exactly_once_delivery: false,
         }
     }
+}
+
+/// What the service answered for one ack id of an acknowledgement (the client
+/// libraries' `AckResponse`: Java `AckResponse`, Python `AcknowledgeStatus`, Node
+/// `AckResponses`). Without exactly-once delivery every ack is answered `Success` at once,
+/// whatever becomes of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AckResponse {
+    Success,
+    /// `PERMANENT_FAILURE_INVALID_ACK_ID`: the ack id is not the message's latest (its
+    /// deadline passed, or the message was delivered again with a new one). The message
+    /// was not acknowledged by this request.
+    InvalidAckId,
+    /// Any other failure: the acknowledgement may not have been recorded, and the message
+    /// may be delivered again.
+    Other,
 }
 
 /// A resource an IAM binding is attached to.
@@ -304,6 +359,7 @@ impl Broker {
     // ---- administration -------------------------------------------------------------
 
     pub fn create_topic(&mut self, name: &str) -> Result<(), PubSubError> {
+        check_name("topic", name)?;
         if self.topics.contains_key(name) {
             return Err(PubSubError::new(
                 Code::AlreadyExists,
@@ -320,18 +376,29 @@ impl Broker {
         Ok(())
     }
 
-    /// Sets (or clears) the topic's `message_retention_duration`.
+    /// Sets (or clears) the topic's `message_retention_duration`: 10 minutes to 31 days.
     pub fn set_topic_retention(
         &mut self,
         topic: &str,
         seconds: Option<u64>,
     ) -> Result<(), PubSubError> {
+        if let Some(seconds) = seconds
+            && !MESSAGE_RETENTION_RANGE.contains(&seconds)
+        {
+            return Err(PubSubError::new(
+                Code::InvalidArgument,
+                format!(
+                    "the topic's message_retention_duration must be between 10 minutes and 31 days, got {seconds} s"
+                ),
+            ));
+        }
         let topic = self.topic_mut(topic)?;
         topic.message_retention_duration = seconds;
         Ok(())
     }
 
     pub fn create_subscription(&mut self, config: SubscriptionConfig) -> Result<(), PubSubError> {
+        check_name("subscription", &config.name)?;
         if self.subscriptions.contains_key(&config.name) {
             return Err(PubSubError::new(
                 Code::AlreadyExists,
@@ -365,6 +432,9 @@ impl Broker {
     }
 
     fn validate(&self, mut config: SubscriptionConfig) -> Result<SubscriptionConfig, PubSubError> {
+        if config.ack_deadline_seconds == 0 {
+            config.ack_deadline_seconds = DEFAULT_ACK_DEADLINE_SECONDS;
+        }
         if !(10..=600).contains(&config.ack_deadline_seconds) {
             return Err(PubSubError::new(
                 Code::InvalidArgument,
@@ -374,7 +444,7 @@ impl Broker {
                 ),
             ));
         }
-        if !(600..=31 * 24 * 3600).contains(&config.message_retention_duration) {
+        if !MESSAGE_RETENTION_RANGE.contains(&config.message_retention_duration) {
             return Err(PubSubError::new(
                 Code::InvalidArgument,
                 "message_retention_duration must be between 10 minutes and 31 days",
@@ -393,6 +463,7 @@ impl Broker {
                     ),
                 ));
             }
+            check_name("dead-letter topic", &policy.dead_letter_topic)?;
             if !self.topics.contains_key(&policy.dead_letter_topic) {
                 return Err(PubSubError::new(
                     Code::NotFound,
@@ -438,6 +509,7 @@ impl Broker {
     }
 
     pub fn create_snapshot(&mut self, name: &str, subscription: &str) -> Result<(), PubSubError> {
+        check_name("snapshot", name)?;
         if self.snapshots.contains_key(name) {
             return Err(PubSubError::new(
                 Code::AlreadyExists,
@@ -692,47 +764,100 @@ impl Broker {
 
     /// `Acknowledge`. Best effort: the fault core may lose the acknowledgement, and the
     /// caller cannot tell. An ack id whose deadline passed, or that a redelivery replaced,
-    /// is ignored.
+    /// is ignored. On a subscription with exactly-once delivery this is the client's
+    /// fire-and-forget `ack()`: [`Broker::acknowledge_with_response`] with the answer
+    /// thrown away.
     pub fn acknowledge(
         &mut self,
         sim: &mut Sim,
         subscription: &str,
         ack_ids: &[String],
     ) -> Result<(), PubSubError> {
-        self.subscription(subscription)?;
-        let live: Vec<(usize, String)> = ack_ids
+        self.acknowledge_with_response(sim, subscription, ack_ids)
+            .map(|_| ())
+    }
+
+    /// `Acknowledge`, with the answer for each ack id (the client libraries'
+    /// `ack_with_response()` / `AckWithResult`).
+    ///
+    /// Without exactly-once delivery every id is answered [`AckResponse::Success`] at
+    /// once, and the acknowledgement is as best effort as ever. With it, the answer is
+    /// the truth: an id that is not the message's latest is
+    /// [`AckResponse::InvalidAckId`] and acknowledges nothing, and when the fault core
+    /// fails the request the valid ids are answered [`AckResponse::Other`] and nothing
+    /// is recorded. A `Success` is final: that message is not delivered again.
+    pub fn acknowledge_with_response(
+        &mut self,
+        sim: &mut Sim,
+        subscription: &str,
+        ack_ids: &[String],
+    ) -> Result<Vec<AckResponse>, PubSubError> {
+        let exactly_once = self
+            .subscription(subscription)?
+            .config
+            .enable_exactly_once_delivery;
+        let leases: Vec<Option<usize>> = ack_ids
             .iter()
-            .filter_map(|id| self.find_lease(subscription, id).map(|p| (p, id.clone())))
+            .map(|id| self.find_lease(subscription, id))
             .collect();
+        let live: Vec<usize> = leases.iter().flatten().copied().collect();
+        let mut responses: Vec<AckResponse> = leases
+            .iter()
+            .map(|lease| match (lease, exactly_once) {
+                (None, true) => AckResponse::InvalidAckId,
+                _ => AckResponse::Success,
+            })
+            .collect();
+        let answered = |responses: &[AckResponse]| -> String {
+            if !exactly_once {
+                return "ok".into();
+            }
+            ack_ids
+                .iter()
+                .zip(responses)
+                .map(|(id, r)| format!("{id}: {r:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let client = |responses: &[AckResponse]| {
+            format!("ack {} -> {}", ack_ids.join(", "), answered(responses))
+        };
         if live.is_empty() {
             sim.event("consumer", Glyph::Normal, || {
                 (
-                    format!("ack {}", ack_ids.join(", ")),
-                    "ack id no longer valid: ignored".into(),
+                    client(&responses),
+                    "ack id no longer valid: nothing acknowledged".into(),
                 )
             });
-            return Ok(());
+            return Ok(responses);
         }
-        if sim.choose("pubsub:ack", &["recorded", "lost"]) == 1 {
+        let lost = if exactly_once { "failed" } else { "lost" };
+        if sim.choose("pubsub:ack", &["recorded", lost]) == 1 {
+            if exactly_once {
+                for response in &mut responses {
+                    if *response == AckResponse::Success {
+                        *response = AckResponse::Other;
+                    }
+                }
+            }
             sim.event("consumer", Glyph::Fault, || {
-                (
-                    format!("ack {} -> ok", ack_ids.join(", ")),
-                    "ack lost: never persisted".into(),
-                )
+                let truth = if exactly_once {
+                    "ack failed and said so: not recorded"
+                } else {
+                    "ack lost: never persisted"
+                };
+                (client(&responses), truth.into())
             });
-            return Ok(());
+            return Ok(responses);
         }
         let sub = self.subscriptions.get_mut(subscription).expect("checked");
-        for (position, _) in &live {
+        for position in &live {
             sub.entries[*position].state = State::Acked;
         }
         sim.event("consumer", Glyph::Normal, || {
-            (
-                format!("ack {} -> ok", ack_ids.join(", ")),
-                "recorded".into(),
-            )
+            (client(&responses), "recorded".into())
         });
-        Ok(())
+        Ok(responses)
     }
 
     /// `ModifyAckDeadline`: 0 seconds is a **nack** (deliver again now, and count an
@@ -808,6 +933,7 @@ impl Broker {
         let forwarding = self.can_forward_dead_letters(subscription);
         let sub = self.subscriptions.get_mut(subscription).expect("exists");
         let policy = sub.config.dead_letter_policy.clone();
+        let dead_lettering = policy.is_some() && forwarding;
         let entry = &mut sub.entries[position];
         entry.state = State::Pending;
         if let (Some(policy), true) = (policy, forwarding) {
@@ -846,16 +972,22 @@ impl Broker {
                 return;
             }
         }
-        self.redeliver_later_messages_of_key(sim, subscription, position);
+        // A forwarded message (above) leaves its key without a cascade: the later
+        // messages of the key keep their state, and the key has a gap.
+        self.redeliver_later_messages_of_key(sim, subscription, position, dead_lettering);
     }
 
     /// With ordering, delivering a message again brings back every later message of its
-    /// key that was already delivered, acknowledged or not.
+    /// key that was already delivered, acknowledged or not. Two documented exceptions:
+    /// with exactly-once delivery an acknowledged message is never delivered again, so it
+    /// stays acknowledged; and with a working dead-letter policy as well, the cascade
+    /// "might not be the case", a choice of the fault core.
     fn redeliver_later_messages_of_key(
         &mut self,
         sim: &mut Sim,
         subscription: &str,
         position: usize,
+        dead_lettering: bool,
     ) {
         let sub = self.subscriptions.get_mut(subscription).expect("exists");
         let key = self.messages[sub.entries[position].msg]
@@ -864,20 +996,46 @@ impl Broker {
         if !sub.config.enable_message_ordering || key.is_empty() {
             return;
         }
-        let mut brought_back = Vec::new();
-        for entry in sub.entries.iter_mut().skip(position + 1) {
-            if self.messages[entry.msg].ordering_key == key
-                && entry.state != State::Pending
-                && entry.deliveries > 0
-            {
-                brought_back.push((
-                    self.messages[entry.msg].message_id.clone(),
-                    entry.state == State::Acked,
-                ));
-                entry.state = State::Pending;
-            }
+        let exactly_once = sub.config.enable_exactly_once_delivery;
+        let later: Vec<usize> = (position + 1..sub.entries.len())
+            .filter(|&p| {
+                let entry = &sub.entries[p];
+                self.messages[entry.msg].ordering_key == key
+                    && entry.state != State::Pending
+                    && entry.deliveries > 0
+                    && !(exactly_once && entry.state == State::Acked)
+            })
+            .collect();
+        if later.is_empty() {
+            return;
         }
-        if !brought_back.is_empty() {
+        if dead_lettering
+            && sim.choose(
+                "pubsub:ordered-dead-letter",
+                &[
+                    "later messages of the key delivered again",
+                    "only this message delivered again",
+                ],
+            ) == 1
+        {
+            sim.event("pubsub", Glyph::Fault, || {
+                (
+                    String::new(),
+                    format!("key {key}: later messages not delivered again (dead-letter policy)"),
+                )
+            });
+            return;
+        }
+        let mut brought_back = Vec::new();
+        for p in later {
+            let entry = &mut sub.entries[p];
+            brought_back.push((
+                self.messages[entry.msg].message_id.clone(),
+                entry.state == State::Acked,
+            ));
+            entry.state = State::Pending;
+        }
+        {
             sim.event("pubsub", Glyph::Normal, || {
                 let list: Vec<String> = brought_back
                     .iter()
@@ -906,6 +1064,7 @@ impl Broker {
     ) -> Result<(), PubSubError> {
         let snapshot = match &target {
             SeekTarget::Snapshot(name) => {
+                check_name("snapshot", name)?;
                 let snapshot = self
                     .snapshots
                     .get(name)
@@ -1024,18 +1183,21 @@ impl Broker {
     // ---- helpers ----------------------------------------------------------------------
 
     fn topic_mut(&mut self, name: &str) -> Result<&mut Topic, PubSubError> {
+        check_name("topic", name)?;
         self.topics
             .get_mut(name)
             .ok_or_else(|| PubSubError::new(Code::NotFound, format!("topic {name}")))
     }
 
     fn subscription(&self, name: &str) -> Result<&Subscription, PubSubError> {
+        check_name("subscription", name)?;
         self.subscriptions
             .get(name)
             .ok_or_else(|| PubSubError::new(Code::NotFound, format!("subscription {name}")))
     }
 
     fn subscription_mut(&mut self, name: &str) -> Result<&mut Subscription, PubSubError> {
+        check_name("subscription", name)?;
         self.subscriptions
             .get_mut(name)
             .ok_or_else(|| PubSubError::new(Code::NotFound, format!("subscription {name}")))
@@ -1048,6 +1210,36 @@ impl Broker {
             .entries
             .iter()
             .position(|e| matches!(e.state, State::Outstanding { ack_id, .. } if ack_id == wanted))
+    }
+}
+
+/// A resource ID (the last part of `projects/{project}/topics/{topic}`, of a
+/// subscription's or a snapshot's name): "must start with a letter, and contain only
+/// letters ([A-Za-z]), numbers ([0-9]), dashes (-), underscores (_), periods (.), tildes
+/// (~), plus (+) or percent signs (%). It must be between 3 and 255 characters in length,
+/// and it must not start with "goog"." A name that breaks the rule is INVALID_ARGUMENT
+/// whatever exists: the request is malformed, not about a missing resource.
+fn check_name(kind: &str, name: &str) -> Result<(), PubSubError> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "-_.~+%".contains(c);
+    let problem = if name.is_empty() {
+        Some("is empty")
+    } else if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        Some("must start with a letter")
+    } else if !(3..=255).contains(&name.len()) {
+        Some("must be between 3 and 255 characters long")
+    } else if !name.chars().all(allowed) {
+        Some("may contain only letters, numbers, - _ . ~ + %")
+    } else if name.starts_with("goog") {
+        Some("must not start with \"goog\"")
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(PubSubError::new(
+            Code::InvalidArgument,
+            format!("the {kind} name {name:?} {problem}"),
+        )),
+        None => Ok(()),
     }
 }
 

@@ -2,11 +2,15 @@
 //!
 //! It keeps the real service's vocabulary: **buckets** hold **objects**; every upload
 //! of an object creates a new **generation**, and every metadata update of one
-//! generation bumps its **metageneration**. Mutations and reads take the JSON API's
-//! preconditions (`ifGenerationMatch`, `ifMetagenerationMatch`, with
-//! `ifGenerationMatch=0` meaning "only if there is no live version") and fail with
-//! `412 Precondition Failed` when they do not hold. Reads can name a `generation` and a
-//! byte range. Permissions follow the predefined IAM roles (`roles/storage.objectViewer`,
+//! generation bumps its **metageneration**. Generations are large numbers (16 digits,
+//! like the microsecond timestamps the real service hands out), increasing, with gaps:
+//! identities to compare, never numbers to compute with. Mutations and reads take the
+//! JSON API's preconditions (`ifGenerationMatch`, `ifGenerationNotMatch`,
+//! `ifMetagenerationMatch`, `ifMetagenerationNotMatch`, with `ifGenerationMatch=0`
+//! meaning "only if there is no live version") and fail with `412 Precondition Failed`
+//! when a match does not hold, `304 Not Modified` when a not-match names the current
+//! value. Reads can name a `generation` and a byte range. Creating a bucket that exists
+//! is `409 Conflict`. Permissions follow the predefined IAM roles (`roles/storage.objectViewer`,
 //! `objectCreator`, `objectUser`, `objectAdmin`), including the rule that replacing an
 //! object needs `storage.objects.delete` as well as `storage.objects.create`.
 //!
@@ -20,11 +24,14 @@
 //!
 //! # Simplifications (say them in the chapter too)
 //!
-//! * Generations come from one counter per store: unique and increasing. Real
-//!   generation numbers are also unique per object name, but are large, time-derived
-//!   numbers; code must only compare them for equality.
-//! * No soft delete, retention, holds, ETags, `ifGenerationNotMatch`, composite or
-//!   resumable uploads, customer-supplied encryption. Object Versioning is a per-bucket
+//! * Generations come from one logical clock per store, in microseconds from
+//!   [`GENERATION_EPOCH_MICROS`], moved on by a seeded gap of 1 ms to 4 s at each upload:
+//!   deterministic (the same requests in the same order get the same numbers; no wall
+//!   clock is read), increasing for every object and across objects. The real service
+//!   promises only that a generation identifies one version of one object; code must
+//!   compare generations for equality and never compute with them.
+//! * No soft delete, retention, holds, ETags, composite or resumable uploads,
+//!   customer-supplied encryption. Object Versioning is a per-bucket
 //!   flag: when it is off, a replaced or deleted generation is gone at once; when on, it
 //!   stays readable by its generation number.
 //! * IAM is bucket-level only (uniform bucket-level access), takes effect immediately
@@ -47,7 +54,8 @@ mod store;
 pub use cache::{Layer, PublicCache, Served, cache_lifetime};
 pub use iam::{Permission, Role};
 pub use store::{
-    AuditEntry, DeleteRequest, Meta, ObjectStore, Preconditions, StorageError, Upload,
+    AuditEntry, DEFAULT_GENERATION_SEED, DeleteRequest, GENERATION_EPOCH_MICROS, Meta, ObjectStore,
+    Preconditions, StorageError, Upload,
 };
 
 /// The principal that stands for "anyone on the internet" in IAM bindings.

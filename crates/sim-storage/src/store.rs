@@ -1,6 +1,7 @@
 //! The origin: buckets, objects, generations, preconditions, IAM, in SQLite.
 
 use crate::iam::{Permission, Role};
+use labkit::fault::Rng;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::fmt;
 use std::ops::Range;
@@ -16,6 +17,13 @@ pub enum StorageError {
         principal: String,
         permission: &'static str,
     },
+    /// `304 Not Modified`: a not-match precondition (`ifGenerationNotMatch`,
+    /// `ifMetagenerationNotMatch`) named the current value. Not an error in HTTP terms,
+    /// but the request did nothing and returned no body, as the client libraries report
+    /// it (an exception of its own).
+    NotModified { detail: String },
+    /// `409 Conflict`: the bucket already exists.
+    Conflict { what: String },
     /// `412 Precondition Failed`.
     PreconditionFailed { detail: String },
     /// `416 Requested Range Not Satisfiable`.
@@ -28,6 +36,8 @@ impl StorageError {
         match self {
             StorageError::NotFound { .. } => 404,
             StorageError::Forbidden { .. } => 403,
+            StorageError::NotModified { .. } => 304,
+            StorageError::Conflict { .. } => 409,
             StorageError::PreconditionFailed { .. } => 412,
             StorageError::RangeNotSatisfiable => 416,
         }
@@ -42,6 +52,8 @@ impl fmt::Display for StorageError {
                 principal,
                 permission,
             } => write!(f, "403 Forbidden: {principal} does not have {permission}"),
+            StorageError::NotModified { detail } => write!(f, "304 Not Modified: {detail}"),
+            StorageError::Conflict { what } => write!(f, "409 Conflict: {what} already exists"),
             StorageError::PreconditionFailed { detail } => {
                 write!(f, "412 Precondition Failed: {detail}")
             }
@@ -65,12 +77,17 @@ pub struct Meta {
     pub live: bool,
 }
 
-/// `ifGenerationMatch` and `ifMetagenerationMatch`. `if_generation_match: Some(0)`
-/// means "only if there is no live version of the object".
+/// `ifGenerationMatch`, `ifGenerationNotMatch`, `ifMetagenerationMatch` and
+/// `ifMetagenerationNotMatch`. `if_generation_match: Some(0)` means "only if there is no
+/// live version of the object"; `if_generation_not_match: Some(0)` means "only if there
+/// is one". A match that fails answers `412`; a not-match that fails (the value is the
+/// current one) answers `304 Not Modified`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Preconditions {
     pub if_generation_match: Option<i64>,
+    pub if_generation_not_match: Option<i64>,
     pub if_metageneration_match: Option<i64>,
+    pub if_metageneration_not_match: Option<i64>,
 }
 
 impl Preconditions {
@@ -81,7 +98,24 @@ impl Preconditions {
     pub fn generation(generation: i64) -> Self {
         Preconditions {
             if_generation_match: Some(generation),
-            if_metageneration_match: None,
+            ..Preconditions::default()
+        }
+    }
+
+    /// `ifGenerationNotMatch`: "only if the live generation is not this one" (a reader
+    /// that holds `generation` asks for the bytes only if they changed).
+    pub fn generation_not(generation: i64) -> Self {
+        Preconditions {
+            if_generation_not_match: Some(generation),
+            ..Preconditions::default()
+        }
+    }
+
+    /// `ifMetagenerationMatch`: "only if the metadata is still this version".
+    pub fn metageneration(metageneration: i64) -> Self {
+        Preconditions {
+            if_metageneration_match: Some(metageneration),
+            ..Preconditions::default()
         }
     }
 
@@ -205,12 +239,25 @@ CREATE TABLE IF NOT EXISTS audit (
     generation INTEGER,
     status INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS counter (
+CREATE TABLE IF NOT EXISTS generation_clock (
     id INTEGER PRIMARY KEY CHECK (id = 1),
-    next_generation INTEGER NOT NULL
+    micros INTEGER NOT NULL,
+    issued INTEGER NOT NULL,
+    seed INTEGER NOT NULL
 );
-INSERT OR IGNORE INTO counter (id, next_generation) VALUES (1, 1001);
 ";
+
+/// Where the store's generation clock starts: 2023-11-14T22:13:20Z in microseconds since
+/// the Unix epoch, a 16-digit number like the generations the real service hands out.
+pub const GENERATION_EPOCH_MICROS: i64 = 1_700_000_000_000_000;
+
+/// The seed of the generation clock's gaps when none is given.
+pub const DEFAULT_GENERATION_SEED: u64 = 0x6763_735f_6765_6e73;
+
+/// The gap between two generations, in microseconds, is drawn from `1_000..4_000_000`:
+/// at least a millisecond (so no two generations are ever neighbours), at most a few
+/// seconds, like uploads that are not back to back.
+const GAP_MICROS: (u64, u64) = (1_000, 4_000_000);
 
 fn not_found(bucket: &str, name: &str, generation: Option<i64>) -> StorageError {
     let what = match generation {
@@ -221,7 +268,42 @@ fn not_found(bucket: &str, name: &str, generation: Option<i64>) -> StorageError 
 }
 
 /// Checks preconditions against the generation they target (`None`: no live object).
+/// The not-match conditions are checked first, as Google's storage testbench does; a
+/// not-match against no live object fails like a match ("If no live object exists, the
+/// precondition fails").
 fn check(pre: &Preconditions, target: Option<&Meta>) -> Result<(), StorageError> {
+    let not_match = [
+        (
+            "ifGenerationNotMatch",
+            "generation",
+            pre.if_generation_not_match,
+            target.map(|m| m.generation),
+        ),
+        (
+            "ifMetagenerationNotMatch",
+            "metageneration",
+            pre.if_metageneration_not_match,
+            target.map(|m| m.metageneration),
+        ),
+    ];
+    for (parameter, property, unwanted, have) in not_match {
+        let Some(unwanted) = unwanted else { continue };
+        match have {
+            None => {
+                return Err(StorageError::PreconditionFailed {
+                    detail: format!("{parameter}={unwanted}, and there is no live object"),
+                });
+            }
+            Some(have) if have == unwanted => {
+                return Err(StorageError::NotModified {
+                    detail: format!(
+                        "{parameter}={unwanted}, and the current {property} is that one"
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
+    }
     if let Some(want) = pre.if_generation_match {
         let have = target.map(|m| m.generation).unwrap_or(0);
         if have != want {
@@ -244,28 +326,82 @@ fn check(pre: &Preconditions, target: Option<&Meta>) -> Result<(), StorageError>
 impl ObjectStore {
     /// A store in an in-memory SQLite database (one per schedule in explorations).
     pub fn in_memory() -> Self {
-        Self::from_connection(Connection::open_in_memory().expect("open in-memory SQLite"))
+        Self::in_memory_seeded(DEFAULT_GENERATION_SEED)
     }
 
-    /// A store in a file, for scenarios where the bucket must outlive a process.
+    /// An in-memory store whose generation gaps come from `seed`.
+    pub fn in_memory_seeded(seed: u64) -> Self {
+        Self::from_connection(
+            Connection::open_in_memory().expect("open in-memory SQLite"),
+            seed,
+        )
+    }
+
+    /// A store in a file, for scenarios where the bucket must outlive a process. A file
+    /// opened again keeps its generation clock (and its seed).
     pub fn open(path: &Path) -> rusqlite::Result<Self> {
-        Ok(Self::from_connection(Connection::open(path)?))
+        Ok(Self::from_connection(
+            Connection::open(path)?,
+            DEFAULT_GENERATION_SEED,
+        ))
     }
 
-    fn from_connection(db: Connection) -> Self {
+    fn from_connection(db: Connection, seed: u64) -> Self {
         db.execute_batch(SCHEMA)
             .expect("create the object store schema");
+        db.execute(
+            "INSERT OR IGNORE INTO generation_clock (id, micros, issued, seed) VALUES (1, ?1, 0, ?2)",
+            params![GENERATION_EPOCH_MICROS, seed as i64],
+        )
+        .expect("start the generation clock");
         ObjectStore { db }
     }
 
-    /// `buckets.insert`, with Object Versioning on or off.
-    pub fn create_bucket(&mut self, bucket: &str, versioning: bool) {
+    /// The next generation number: the store's logical clock in microseconds, moved on
+    /// by a seeded gap. Never the wall clock, so the same requests in the same order get
+    /// the same generations; and never consecutive, so no code can get away with
+    /// `generation - 1`.
+    fn next_generation(&mut self) -> i64 {
+        let (micros, issued, seed): (i64, i64, i64) = self
+            .db
+            .prepare_cached_query_row(
+                "SELECT micros, issued, seed FROM generation_clock WHERE id = 1",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .expect("read the generation clock");
+        // One draw of the fault core's generator per generation, seeded by the store's
+        // seed and the count so far: a function of the request order alone.
+        let (low, high) = GAP_MICROS;
+        let draw = Rng::new((seed as u64).wrapping_add(issued as u64)).below(high - low);
+        let gap = low + draw;
+        let generation = micros + gap as i64;
         self.db
             .execute_cached(
-                "INSERT OR REPLACE INTO buckets (name, versioning) VALUES (?1, ?2)",
+                "UPDATE generation_clock SET micros = ?1, issued = issued + 1 WHERE id = 1",
+                params![generation],
+            )
+            .expect("move the generation clock");
+        generation
+    }
+
+    /// `buckets.insert`, with Object Versioning on or off. A bucket that exists is a
+    /// `409 Conflict`: its settings and its objects (noncurrent generations included) are
+    /// left as they were.
+    pub fn create_bucket(&mut self, bucket: &str, versioning: bool) -> Result<(), StorageError> {
+        let created = self
+            .db
+            .execute_cached(
+                "INSERT OR IGNORE INTO buckets (name, versioning) VALUES (?1, ?2)",
                 params![bucket, versioning],
             )
             .expect("create bucket");
+        if created == 0 {
+            return Err(StorageError::Conflict {
+                what: format!("gs://{bucket}"),
+            });
+        }
+        Ok(())
     }
 
     /// Adds an IAM binding (member, role) to the bucket's policy.
@@ -419,15 +555,7 @@ impl ObjectStore {
             self.require(principal, bucket, Permission::Delete)?;
             self.retire(bucket, name, old.generation, versioning);
         }
-        let generation: i64 = self
-            .db
-            .prepare_cached_query_row(
-                "UPDATE counter SET next_generation = next_generation + 1 WHERE id = 1
-                 RETURNING next_generation - 1",
-                [],
-                |row| row.get(0),
-            )
-            .expect("next generation");
+        let generation = self.next_generation();
         self.db
             .execute_cached(
                 "INSERT INTO objects (bucket, name, generation, metageneration, data, cache_control, live)

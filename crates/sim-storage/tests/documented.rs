@@ -3,8 +3,8 @@
 
 use pretty_assertions::assert_eq;
 use sim_storage::{
-    ALL_USERS, DeleteRequest, Layer, ObjectStore, Preconditions, PublicCache, Role, StorageError,
-    Upload,
+    ALL_USERS, DeleteRequest, GENERATION_EPOCH_MICROS, Layer, ObjectStore, Preconditions,
+    PublicCache, Role, StorageError, Upload,
 };
 
 const OWNER: &str = "serviceAccount:owner@example.iam";
@@ -12,7 +12,7 @@ const BUCKET: &str = "datasets";
 
 fn store(versioning: bool) -> ObjectStore {
     let mut store = ObjectStore::in_memory();
-    store.create_bucket(BUCKET, versioning);
+    store.create_bucket(BUCKET, versioning).unwrap();
     store.grant(BUCKET, OWNER, Role::ObjectAdmin);
     store
 }
@@ -113,10 +113,7 @@ fn if_metageneration_match_guards_a_metadata_update() {
     store
         .insert(OWNER, BUCKET, "m.json", Upload::new("v1"))
         .unwrap();
-    let guarded = Preconditions {
-        if_generation_match: None,
-        if_metageneration_match: Some(1),
-    };
+    let guarded = Preconditions::metageneration(1);
     store
         .patch(OWNER, BUCKET, "m.json", Some("no-store"), guarded)
         .unwrap();
@@ -506,7 +503,7 @@ fn a_file_backed_store_survives_reopening() {
     let _ = std::fs::remove_file(&path);
     {
         let mut store = ObjectStore::open(&path).unwrap();
-        store.create_bucket(BUCKET, false);
+        store.create_bucket(BUCKET, false).unwrap();
         store.grant(BUCKET, OWNER, Role::ObjectAdmin);
         store
             .insert(OWNER, BUCKET, "a", Upload::new("kept"))
@@ -554,4 +551,230 @@ fn with_versioning_an_unpinned_delete_keeps_a_noncurrent_version() {
         Preconditions::none(),
     );
     assert_eq!(gone.unwrap_err().code(), 404);
+}
+
+// Generations are identities, not counters.
+// https://cloud.google.com/storage/docs/object-versioning, the table of properties:
+// "generation | Identifies the content (data) generation, and updates when the content of
+// an object is replaced. There is no relationship between the generation numbers of
+// unrelated objects, even if the objects are in the same bucket."
+// The older page https://cloud.google.com/storage/docs/generations-preconditions (as
+// stored in 2014): "The generation number is a monotonically increasing integer that
+// updates when the data associated with an object name changes."
+// Their shape, 16 digits (a timestamp in microseconds in practice, which no page
+// promises): https://cloud.google.com/storage/docs/authentication/canonical-requests uses
+// "https://storage.googleapis.com/example-bucket/cat-pics/tabby.jpeg?generation=1360887697105000",
+// and so does the Java client's test `BlobIdTest.testToFromGsUtilUriWithGeneration`
+// ("gs://bucket/path/to/blob#1360887697105000").
+#[test]
+fn generations_are_large_increasing_numbers_with_gaps() {
+    let uploads = |store: &mut ObjectStore| -> Vec<(String, i64)> {
+        ["a.csv", "a.csv", "b.csv", "a.csv", "b.csv", "a.csv"]
+            .into_iter()
+            .map(|name| {
+                let meta = store.insert(OWNER, BUCKET, name, Upload::new("x")).unwrap();
+                (meta.name, meta.generation)
+            })
+            .collect()
+    };
+    let mut store = store(true);
+    let seen = uploads(&mut store);
+    for (name, generation) in &seen {
+        assert_eq!(generation.to_string().len(), 16, "{name}#{generation}");
+        assert!(*generation > GENERATION_EPOCH_MICROS);
+    }
+    // Per object: increasing, and never the previous generation plus one.
+    for object in ["a.csv", "b.csv"] {
+        let of_object: Vec<i64> = seen
+            .iter()
+            .filter(|(n, _)| n == object)
+            .map(|(_, g)| *g)
+            .collect();
+        for pair in of_object.windows(2) {
+            assert!(pair[1] > pair[0], "{object}: {pair:?}");
+            assert_ne!(pair[1], pair[0] + 1, "{object}: {pair:?}");
+        }
+    }
+    // Deterministic: the same requests in the same order get the same numbers (no wall
+    // clock), and another seed gives other numbers.
+    assert_eq!(uploads(&mut store_seeded(DEFAULT_SEED_FOR_TEST)), seen);
+    assert_ne!(uploads(&mut store_seeded(7)), seen);
+}
+
+const DEFAULT_SEED_FOR_TEST: u64 = sim_storage::DEFAULT_GENERATION_SEED;
+
+fn store_seeded(seed: u64) -> ObjectStore {
+    let mut store = ObjectStore::in_memory_seeded(seed);
+    store.create_bucket(BUCKET, true).unwrap();
+    store.grant(BUCKET, OWNER, Role::ObjectAdmin);
+    store
+}
+
+// A store reopened from its file goes on from its own clock: a generation is never
+// issued twice.
+#[test]
+fn a_reopened_store_never_issues_a_generation_again() {
+    let dir = std::env::temp_dir().join(format!("sim-storage-gen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bucket.db");
+    let _ = std::fs::remove_file(&path);
+    let first = {
+        let mut store = ObjectStore::open(&path).unwrap();
+        store.create_bucket(BUCKET, false).unwrap();
+        store.grant(BUCKET, OWNER, Role::ObjectAdmin);
+        store.insert(OWNER, BUCKET, "a", Upload::new("1")).unwrap()
+    };
+    let mut store = ObjectStore::open(&path).unwrap();
+    let second = store.insert(OWNER, BUCKET, "a", Upload::new("2")).unwrap();
+    assert!(second.generation > first.generation);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// https://cloud.google.com/storage/docs/json_api/v1/status-codes, "409 Conflict": "The
+// following is an example of an error response you receive if you try to create a bucket
+// using the name of a bucket you already own." ... "message": "You already own this
+// bucket. Please select another name." Nothing is replaced: the bucket keeps its
+// versioning setting and its noncurrent generations.
+#[test]
+fn creating_a_bucket_that_exists_is_a_conflict_and_changes_nothing() {
+    let mut store = store(true);
+    let v1 = store
+        .insert(OWNER, BUCKET, "f", Upload::new("one"))
+        .unwrap();
+    store
+        .insert(OWNER, BUCKET, "f", Upload::new("two"))
+        .unwrap();
+    let again = store.create_bucket(BUCKET, false).unwrap_err();
+    assert_eq!(again.code(), 409);
+    // The noncurrent generation is still there, and versioning is still on: a third
+    // upload keeps the second as noncurrent too.
+    let noncurrent = |store: &ObjectStore, generation| {
+        store
+            .get_media(
+                OWNER,
+                BUCKET,
+                "f",
+                Some(generation),
+                None,
+                Preconditions::none(),
+            )
+            .map(|(_, data)| data)
+    };
+    assert_eq!(noncurrent(&store, v1.generation).unwrap(), b"one");
+    let v2 = store
+        .get(OWNER, BUCKET, "f", None, Preconditions::none())
+        .unwrap();
+    store
+        .insert(OWNER, BUCKET, "f", Upload::new("three"))
+        .unwrap();
+    assert_eq!(noncurrent(&store, v2.generation).unwrap(), b"two");
+}
+
+// https://cloud.google.com/storage/docs/json_api/v1/objects/get, parameter
+// ifGenerationNotMatch: "Makes the operation conditional on whether the object's current
+// generation does not match the given value. If no live object exists, the precondition
+// fails. Setting to 0 makes the operation succeed only if there is a live version of the
+// object." https://cloud.google.com/storage/docs/request-preconditions, the table of
+// preconditions (as the Node.js client's `File` documentation reproduces it):
+// "ifGenerationNotMatch: Request proceeds if the generation of the target resource does
+// not match the value used in the precondition. If the values match, the request fails
+// with a 304 Not Modified response."
+#[test]
+fn if_generation_not_match_reads_only_what_changed() {
+    let mut store = store(false);
+    let held = store
+        .insert(OWNER, BUCKET, "m.json", Upload::new("run-1"))
+        .unwrap();
+    let if_changed = |store: &ObjectStore, generation| {
+        store.get_media(
+            OWNER,
+            BUCKET,
+            "m.json",
+            None,
+            None,
+            Preconditions::generation_not(generation),
+        )
+    };
+    // Unchanged: 304 and no bytes.
+    assert_eq!(if_changed(&store, held.generation).unwrap_err().code(), 304);
+    store
+        .insert(OWNER, BUCKET, "m.json", Upload::new("run-2"))
+        .unwrap();
+    // Replaced: the new bytes.
+    assert_eq!(if_changed(&store, held.generation).unwrap().1, b"run-2");
+    // 0: "only if there is a live version".
+    assert!(if_changed(&store, 0).is_ok());
+    let absent = store.insert(
+        OWNER,
+        BUCKET,
+        "absent.json",
+        Upload {
+            preconditions: Preconditions::generation_not(0),
+            ..Upload::new("x")
+        },
+    );
+    assert_eq!(absent.unwrap_err().code(), 412);
+}
+
+// https://cloud.google.com/storage/docs/request-preconditions: "Preconditions are also
+// often used when retrieving object metadata and data in successive requests, to ensure
+// the object did not change in the time between the two requests." For metadata:
+// https://cloud.google.com/python/docs/reference/storage/latest/generation_metageneration,
+// "Using if_generation_match": "Passing the if_generation_match parameter to a method
+// which retrieves a blob resource (e.g., Blob.reload) or modifies the blob (e.g.,
+// Blob.update) makes the operation conditional on whether the blob's current generation
+// matches the given value."; its section on if_metageneration_match says the same of the
+// metageneration (paraphrased). The request-preconditions table (as the Node.js client's
+// `File` documentation reproduces it), ifMetagenerationNotMatch: "Request proceeds if the
+// meta-generation of the target resource does not match the value used in the
+// precondition. If the values match, the request fails with a 304 Not Modified response."
+#[test]
+fn metageneration_preconditions_guard_reads_too() {
+    let mut store = store(false);
+    store
+        .insert(
+            OWNER,
+            BUCKET,
+            "m.json",
+            Upload::new("run-1").cache_control("public, max-age=60"),
+        )
+        .unwrap();
+    // A reader reads the metadata, decides from it, then fetches the data under
+    // ifMetagenerationMatch; the metadata is patched in between.
+    let meta = store
+        .get(OWNER, BUCKET, "m.json", None, Preconditions::none())
+        .unwrap();
+    store
+        .patch(
+            OWNER,
+            BUCKET,
+            "m.json",
+            Some("no-store"),
+            Preconditions::none(),
+        )
+        .unwrap();
+    let read = |store: &ObjectStore, pre| store.get_media(OWNER, BUCKET, "m.json", None, None, pre);
+    assert_eq!(
+        read(&store, Preconditions::metageneration(meta.metageneration))
+            .unwrap_err()
+            .code(),
+        412
+    );
+    let current = store
+        .get(OWNER, BUCKET, "m.json", None, Preconditions::none())
+        .unwrap();
+    let unchanged = Preconditions {
+        if_metageneration_not_match: Some(current.metageneration),
+        ..Preconditions::default()
+    };
+    assert_eq!(read(&store, unchanged).unwrap_err().code(), 304);
+    assert_eq!(
+        read(
+            &store,
+            Preconditions::metageneration(current.metageneration)
+        )
+        .unwrap()
+        .1,
+        b"run-1"
+    );
 }

@@ -8,7 +8,9 @@
 //! 2. the backlog a single key leaves against per-account keys, with three workers;
 //! 3. what a redelivery brings back when ordering is enabled, and whether an
 //!    acknowledged message can come back at all;
-//! 4. a callback that starts asynchronous work and returns.
+//! 4. a callback that starts asynchronous work, acknowledges and returns;
+//! 5. exactly-once delivery, with a consumer slower than its ack deadline;
+//! 6. a publisher whose publish of one message of a key fails.
 //!
 //! Every verdict is computed from what the code just observed; the answer keys live in
 //! `lab.toml`.
@@ -17,7 +19,10 @@ use crate::harness::{Effect, Op};
 use labkit::fault::{self, Scope, Sim, Timers};
 use labkit::figure::BarChart;
 use labkit::{Observation, Report};
-use sim_pubsub::{Broker, PubsubMessage, ReceivedMessage, SubscriptionConfig};
+use sim_pubsub::{
+    AckResponse, Broker, PublishError, Publisher, PubsubMessage, ReceivedMessage,
+    SubscriptionConfig,
+};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 const TOPIC: &str = "ledger-events";
@@ -207,9 +212,9 @@ fn acked_message_delivered_again() -> bool {
 }
 
 // ANCHOR: async_callback
-/// A callback that hands each message to a background task and returns at once (the
-/// client acknowledges on return). Each task takes 1 s or 3 s, a choice of the fault core.
-/// Returns the completion order of every schedule with one fault.
+/// A callback that hands each message to a background task, acknowledges the message and
+/// returns at once. Each task takes 1 s or 3 s, a choice of the fault core. Returns the
+/// completion order of every schedule with one fault.
 fn async_completion_orders() -> BTreeSet<Vec<String>> {
     let mut orders = BTreeSet::new();
     fault::explore_all(scope(), |sim| {
@@ -223,7 +228,7 @@ fn async_completion_orders() -> BTreeSet<Vec<String>> {
             let label = labels(std::slice::from_ref(&received)).remove(0);
             let seconds = [1, 3][sim.choose("worker:duration", &["1 s", "3 s"])];
             running.set(broker.now() + seconds, label);
-            // The callback returns here; the work is still running.
+            // The callback acknowledges and returns here; the work is still running.
             broker
                 .acknowledge(sim, SUB, &[received.ack_id])
                 .expect("ack");
@@ -238,6 +243,105 @@ fn async_completion_orders() -> BTreeSet<Vec<String>> {
     orders
 }
 // ANCHOR_END: async_callback
+
+/// What one schedule of the exactly-once experiment saw.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct ExactlyOnceRun {
+    /// How many times the consumer applied A#1.
+    applied: usize,
+    /// What each ack was told, and whether it was sent after the deadline had passed.
+    acks: Vec<(AckResponse, bool)>,
+}
+
+// ANCHOR: exactly_once
+/// A subscription with exactly-once delivery (and a 10 s ack deadline). The consumer
+/// applies each delivered effect, then acknowledges with `acknowledge_with_response`; its
+/// work takes 5 s or 15 s, a choice of the fault core. Over every schedule with one fault:
+/// how often was A#1 applied, and what was each ack told?
+fn exactly_once_runs() -> BTreeSet<ExactlyOnceRun> {
+    let mut runs = BTreeSet::new();
+    fault::explore_all(scope(), |sim| {
+        let mut broker = Broker::new();
+        broker.create_topic(TOPIC).expect("topic");
+        let mut config = SubscriptionConfig::new(SUB, TOPIC);
+        config.enable_exactly_once_delivery = true;
+        broker.create_subscription(config).expect("subscription");
+        let e = effect("A", 1);
+        let message = PubsubMessage::with_key(e.data(), e.account.clone());
+        broker.publish(sim, TOPIC, message).expect("publish");
+        let mut run = ExactlyOnceRun {
+            applied: 0,
+            acks: Vec::new(),
+        };
+        for _ in 0..4 {
+            for received in broker.pull(sim, SUB, 10).expect("pull") {
+                run.applied += 1; // the effect, applied before the ack
+                let seconds = [5, 15][sim.choose("worker:duration", &["5 s", "15 s"])];
+                broker.advance(sim, seconds);
+                let answer = broker
+                    .acknowledge_with_response(sim, SUB, &[received.ack_id])
+                    .expect("ack");
+                run.acks.push((answer[0], seconds > 10));
+            }
+            broker.advance(sim, 10);
+        }
+        runs.insert(run);
+        Ok(())
+    });
+    runs
+}
+// ANCHOR_END: exactly_once
+
+/// What one schedule of the publisher experiment saw.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct PublishRun {
+    /// The effect whose publish failed, if one did.
+    failed: Option<String>,
+    /// The effects the publisher refused because their key was paused.
+    refused: Vec<String>,
+    /// What reached the topic, in order.
+    on_topic: Vec<String>,
+}
+
+// ANCHOR: publisher_pause
+/// The bank publishes A#1, A#2, A#3 with ordering key A through a publisher with message
+/// ordering enabled. Any one publish may fail (a choice of the fault core); the publisher
+/// does not call `resume_publish`. Over every schedule with one fault: what reached the
+/// topic?
+fn publish_runs() -> BTreeSet<PublishRun> {
+    let mut runs = BTreeSet::new();
+    fault::explore_all(scope(), |sim| {
+        let mut broker = broker(true, 10);
+        let mut publisher = Publisher::with_message_ordering(TOPIC);
+        let mut run = PublishRun {
+            failed: None,
+            refused: Vec::new(),
+            on_topic: Vec::new(),
+        };
+        for seq in 1..=3 {
+            let e = effect("A", seq);
+            let label = format!("A#{seq}");
+            let message = PubsubMessage::with_key(e.data(), e.account.clone());
+            match publisher.publish(sim, &mut broker, message) {
+                Ok(_) => {}
+                Err(PublishError::Failed(_)) => run.failed = Some(label),
+                Err(PublishError::OrderingKeyPaused { .. }) => run.refused.push(label),
+            }
+        }
+        run.on_topic = broker
+            .topic_messages(TOPIC)
+            .iter()
+            .map(|m| {
+                let e = Effect::parse(m);
+                format!("{}#{}", e.account, e.seq)
+            })
+            .collect();
+        runs.insert(run);
+        Ok(())
+    });
+    runs
+}
+// ANCHOR_END: publisher_pause
 
 // ANCHOR: scenario
 pub fn run() -> Report {
@@ -294,6 +398,39 @@ pub fn run() -> Report {
         completions.iter().all(|o| o == &["A#1", "A#2"]),
     );
 
+    let exactly_once = exactly_once_runs();
+    obs.check(
+        "with exactly-once delivery each effect is applied once",
+        exactly_once.iter().all(|r| r.applied == 1),
+    );
+    let late_acks: Vec<AckResponse> = exactly_once
+        .iter()
+        .flat_map(|r| r.acks.iter().filter(|(_, late)| *late).map(|(a, _)| *a))
+        .collect();
+    obs.check(
+        "with exactly-once delivery a late ack is reported as failed",
+        !late_acks.is_empty() && late_acks.iter().all(|a| *a != AckResponse::Success),
+    );
+
+    let publishing = publish_runs();
+    let after_failure = |run: &PublishRun| -> Vec<String> {
+        let failed: i64 = run
+            .failed
+            .as_deref()
+            .and_then(|l| l.strip_prefix("A#"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(i64::MAX);
+        (failed + 1..=3).map(|seq| format!("A#{seq}")).collect()
+    };
+    let failures: Vec<&PublishRun> = publishing.iter().filter(|r| r.failed.is_some()).collect();
+    obs.check(
+        "after a failed publish the key's later messages still reach the topic",
+        !failures.is_empty()
+            && failures
+                .iter()
+                .all(|r| after_failure(r).iter().all(|l| r.on_topic.contains(l))),
+    );
+
     let ratio = bank_secs as f64 / account_secs.max(1) as f64;
     let backlog_answer = if (2.5..=3.5).contains(&ratio) {
         "b"
@@ -337,6 +474,42 @@ pub fn run() -> Report {
         ),
     );
 
+    let a2_failed = publishing
+        .iter()
+        .find(|r| r.failed.as_deref() == Some("A#2"));
+    let publish_answer = match a2_failed.map(|r| r.on_topic.join(",")) {
+        Some(topic) if topic == "A#1,A#3" => "a",
+        Some(topic) if topic == "A#1" => "b",
+        Some(topic) if topic == "A#1,A#2,A#3" => "c",
+        _ => "?",
+    };
+    obs.answer(
+        "publish-failure",
+        publish_answer,
+        match a2_failed {
+            Some(r) => format!(
+                "the topic holds [{}]; refused by the publisher: [{}]",
+                r.on_topic.join(", "),
+                r.refused.join(", ")
+            ),
+            None => "no schedule failed the publish of A#2".into(),
+        },
+    );
+
+    // What each schedule's acks were told, `(late)` after the deadline had passed.
+    let acks_told: Vec<Vec<String>> = exactly_once
+        .iter()
+        .map(|r| {
+            r.acks
+                .iter()
+                .map(|(answer, late)| match late {
+                    true => format!("{answer:?} (late)"),
+                    false => format!("{answer:?}"),
+                })
+                .collect()
+        })
+        .collect();
+    let applications: Vec<usize> = exactly_once.iter().map(|r| r.applied).collect();
     let summary = serde_json::json!({
         "orders_one_bank_key": bank.len(),
         "orders_per_account_keys": accounts.len(),
@@ -346,6 +519,12 @@ pub fn run() -> Report {
         "redelivered_after_missed_ack": again,
         "async_completion_orders": completions.len(),
         "acked_message_delivered_again_after_a_lost_ack": acked_came_back,
+        "exactly_once_applications": applications,
+        "exactly_once_acks": acks_told,
+        "published_with_one_failure": publishing
+            .iter()
+            .map(|r| format!("failed {:?}: topic [{}]", r.failed, r.on_topic.join(", ")))
+            .collect::<Vec<_>>(),
     });
     obs.finish(None, summary)
 }

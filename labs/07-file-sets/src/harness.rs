@@ -631,7 +631,9 @@ impl<'s> World<'s> {
     fn new(sim: &'s mut Sim) -> Self {
         let mut store = ObjectStore::in_memory();
         for bucket in [DATA, RELEASES] {
-            store.create_bucket(bucket, false);
+            store
+                .create_bucket(bucket, false)
+                .expect("a new store has no buckets");
             store.grant(bucket, AUDITOR, Role::ObjectViewer);
         }
         for (bucket, member, role) in ACCESS {
@@ -987,6 +989,8 @@ fn first_publish_failure() -> String {
 
 /// The figures of chapter 7.
 pub fn figures() -> Vec<(&'static str, String)> {
+    // Generations are named, not numbered: a real one is a 16-digit number (see the
+    // first-failure figure) that is compared, never computed with.
     let publication = Sequence::new(
         "Publishing a file set by version identity",
         &["publisher", "datasets", "releases", "consumer"],
@@ -996,36 +1000,32 @@ pub fn figures() -> Vec<(&'static str, String)> {
         "datasets",
         "insert runs/run-2/accounts.csv ifGenerationMatch=0",
     )
-    .reply("datasets", "publisher", "200 generation 1004")
+    .reply("datasets", "publisher", "200 generation gA")
     .call(
         "publisher",
         "datasets",
         "insert runs/run-2/positions.csv ifGenerationMatch=0",
     )
-    .reply("datasets", "publisher", "200 generation 1005")
+    .reply("datasets", "publisher", "200 generation gP")
     .call(
         "publisher",
         "datasets",
-        "get ?generation=1004, ?generation=1005",
+        "get ?generation=gA, ?generation=gP",
     )
     .note("publisher", "validate the set")
     .call("publisher", "releases", "get manifest")
-    .reply("releases", "publisher", "run-1, generation 1003")
+    .reply("releases", "publisher", "run-1, generation gM1")
     .call(
         "publisher",
         "releases",
-        "insert manifest {run-2: 1004, 1005} ifGenerationMatch=1003",
+        "insert manifest {run-2: gA, gP} ifGenerationMatch=gM1",
     )
-    .reply("releases", "publisher", "200 generation 1006")
+    .reply("releases", "publisher", "200 generation gM2")
     .divider("a consumer, at any time")
     .call("consumer", "releases", "get manifest")
-    .reply(
-        "releases",
-        "consumer",
-        "run-2: accounts#1004, positions#1005",
-    )
-    .call("consumer", "datasets", "get accounts.csv?generation=1004")
-    .call("consumer", "datasets", "get positions.csv?generation=1005")
+    .reply("releases", "consumer", "run-2: accounts#gA, positions#gP")
+    .call("consumer", "datasets", "get accounts.csv?generation=gA")
+    .call("consumer", "datasets", "get positions.csv?generation=gP")
     .note("consumer", "report run-2")
     .divider("after a crash")
     .crash("publisher", "crash after any write")

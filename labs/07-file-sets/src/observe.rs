@@ -20,7 +20,9 @@ const CREATOR: &str = "serviceAccount:uploader@bank-data.iam";
 
 fn store() -> ObjectStore {
     let mut store = ObjectStore::in_memory();
-    store.create_bucket(BUCKET, false);
+    store
+        .create_bucket(BUCKET, false)
+        .expect("a new store has no buckets");
     for principal in [PUBLISHER_A, PUBLISHER_B] {
         store.grant(BUCKET, principal, Role::ObjectUser);
     }
@@ -88,9 +90,11 @@ pub fn run() -> Report {
     let approved = s
         .insert(PUBLISHER_A, BUCKET, "old.csv", Upload::new("approved"))
         .ok();
-    s.insert(PUBLISHER_B, BUCKET, "old.csv", Upload::new("replacement"))
+    let replacement = s
+        .insert(PUBLISHER_B, BUCKET, "old.csv", Upload::new("replacement"))
         .ok();
     let g1 = approved.map(|m| m.generation).unwrap_or(-1);
+    let g2 = replacement.map(|m| m.generation).unwrap_or(-1);
     let pinned = DeleteRequest {
         generation: None,
         preconditions: Preconditions::generation(g1),
@@ -105,6 +109,10 @@ pub fn run() -> Report {
     obs.check(
         "a delete pinned to the approved generation removes the new one",
         pinned_delete.is_ok() && survived_pinned.is_none(),
+    );
+    obs.check(
+        "the replacement's generation is the approved one plus one",
+        g2 == g1 + 1,
     );
     // ANCHOR_END: delete
 
@@ -313,10 +321,78 @@ pub fn run() -> Report {
     );
     // ANCHOR_END: iam
 
+    // ANCHOR: conditional_reads
+    // 7. A reporting job keeps the manifest it last read, with its generation, and asks
+    //    again with `ifGenerationNotMatch` (only if it changed): once before the manifest
+    //    is replaced, once after. Then it reads the metadata, someone changes the
+    //    Cache-Control, and it fetches the bytes with `ifMetagenerationMatch` set to the
+    //    metageneration it read.
+    let mut s = store();
+    let held = s
+        .insert(PUBLISHER_A, BUCKET, "manifest.json", Upload::new("run-1"))
+        .map(|m| m.generation)
+        .unwrap_or(-1);
+    let if_changed = |s: &ObjectStore| {
+        s.get_media(
+            PUBLISHER_A,
+            BUCKET,
+            "manifest.json",
+            None,
+            None,
+            Preconditions::generation_not(held),
+        )
+    };
+    let before_replacement = if_changed(&s);
+    s.insert(PUBLISHER_A, BUCKET, "manifest.json", Upload::new("run-2"))
+        .ok();
+    let after_replacement = if_changed(&s);
+    obs.check(
+        "ifGenerationNotMatch returns the unchanged manifest again",
+        before_replacement.is_ok(),
+    );
+    obs.check(
+        "ifGenerationNotMatch returns the replaced manifest's new bytes",
+        after_replacement.as_ref().map(|(_, d)| d.as_slice()).ok() == Some(b"run-2".as_slice()),
+    );
+    let read_metageneration = s
+        .get(
+            PUBLISHER_A,
+            BUCKET,
+            "manifest.json",
+            None,
+            Preconditions::none(),
+        )
+        .map(|m| m.metageneration)
+        .unwrap_or(-1);
+    s.patch(
+        PUBLISHER_A,
+        BUCKET,
+        "manifest.json",
+        Some("no-store"),
+        Preconditions::none(),
+    )
+    .ok();
+    let pinned_to_seen = s.get_media(
+        PUBLISHER_A,
+        BUCKET,
+        "manifest.json",
+        None,
+        None,
+        Preconditions::metageneration(read_metageneration),
+    );
+    obs.check(
+        "a fetch pinned to the metageneration it read succeeds after a metadata change",
+        pinned_to_seen.is_ok(),
+    );
+    // ANCHOR_END: conditional_reads
+
     obs.finish(
         Some(ObjectStore::sqlite_version().to_string()),
         serde_json::json!({
             "replace_by_object_creator": status(&replaced),
+            "approved_and_replacement_generations": [g1, g2],
+            "if_generation_not_match": [status(&before_replacement), status(&after_replacement)],
+            "if_metageneration_match_after_patch": status(&pinned_to_seen),
             "stitched_read": String::from_utf8_lossy(&stitched),
             "cache": seen
                 .iter()
