@@ -13,7 +13,8 @@ use labkit::fault::{Glyph, Sim};
 /// version retention period of one hour. A read at an older timestamp fails.
 pub const VERSION_RETENTION_SECONDS: u64 = 3600;
 
-/// The deadline of a `Read` call, in seconds (the client libraries' default for `Read`).
+/// The deadline of a `Read` call, in seconds: the default timeout of `Read` in the
+/// service config the client libraries are generated from.
 /// A read whose timestamp is further in the future than this waits this long and ends
 /// DEADLINE_EXCEEDED.
 pub const READ_DEADLINE_SECONDS: u64 = 30;

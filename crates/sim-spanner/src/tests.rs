@@ -575,13 +575,12 @@ fn set_amount(db: &mut Database, sim: &mut Sim, key: &str, amount: i64) -> u64 {
 
 #[test]
 fn a_strong_read_sees_every_commit_and_a_stale_read_sees_the_past() {
-    // https://cloud.google.com/java/docs/reference/google-cloud-spanner/latest/com.google.cloud.spanner.TimestampBound
-    // "Strong reads are guaranteed to see the effects of all transactions that have
-    // committed before the start of the read."
-    // Exact staleness: "Reads at a timestamp are guaranteed to see a consistent prefix of
-    // the global transaction history: they observe modifications done by all transactions
-    // with a commit timestamp less than or equal to the read timestamp, and observe none of
-    // the modifications done by transactions with a larger commit timestamp."
+    // https://cloud.google.com/spanner/docs/timestamp-bounds (Strong): "Strong reads
+    // reflect the effects of all transactions that have committed before the start of the
+    // read." (Exact staleness): "Reads at a timestamp reflect a consistent prefix of the
+    // global transaction history: they observe modifications done by all transactions with
+    // a commit timestamp less than or equal to the read timestamp, and observe none of the
+    // modifications done by transactions with a larger commit timestamp."
     on_schedule(&[], |sim| {
         let mut db = Database::new();
         sim.advance(100);
@@ -610,12 +609,12 @@ fn a_strong_read_sees_every_commit_and_a_stale_read_sees_the_past() {
 
 #[test]
 fn a_read_only_transaction_reads_everything_at_one_timestamp() {
-    // googleapis google/spanner/v1/transaction.proto (Snapshot Read-Only Transactions):
-    // "Snapshot transactions do not take locks. Instead, they work by choosing a Cloud
-    // Spanner timestamp, then executing all reads at that timestamp."
-    // TimestampBound (URL above): "Strong reads are not repeatable: two consecutive strong
-    // read-only transactions might return inconsistent results if there are concurrent
-    // writes."
+    // https://cloud.google.com/java/docs/reference/google-cloud-spanner/latest/com.google.cloud.spanner.ReadOnlyTransaction
+    // "Snapshot read-only transactions do not take locks. Instead, they work by choosing a
+    // Cloud Spanner timestamp, then executing all reads at that timestamp."
+    // https://cloud.google.com/spanner/docs/timestamp-bounds: "Strong reads are not
+    // repeatable: two consecutive strong read-only transactions might return inconsistent
+    // results if there are concurrent writes."
     on_schedule(&[], |sim| {
         let mut db = Database::new();
         sim.advance(10);
@@ -648,12 +647,14 @@ fn a_read_only_transaction_reads_everything_at_one_timestamp() {
 
 #[test]
 fn a_read_more_than_an_hour_in_the_past_fails_with_failed_precondition() {
-    // googleapis google/spanner/v1/transaction.proto (Old Read Timestamps and Garbage
-    // Collection): "By default, version GC reclaims versions after they are one hour old.
-    // Because of this, Cloud Spanner cannot perform reads at read timestamps more than one
-    // hour in the past. This restriction also applies to in-progress reads and/or SQL
-    // queries whose timestamp become too old while executing. Reads and SQL queries with
-    // too-old read timestamps fail with the error `FAILED_PRECONDITION`."
+    // https://cloud.google.com/spanner/docs/timestamp-bounds (Maximum timestamp staleness):
+    // "Version garbage collection reclaims versions after they expire past a database's
+    // `version_retention_period`, which defaults to 1 hour, but can be configured up to 1
+    // week. This restriction also applies to in-progress reads or SQL queries with
+    // timestamps that become too old while executing. Reads and SQL queries with too-old
+    // read timestamps fail with the error `FAILED_PRECONDITION`."
+    // (The Java client's TimestampBound javadoc still says "four hours"; the service's page
+    // and the 2019 transaction.proto comment say one hour.)
     on_schedule(&[], |sim| {
         let mut db = Database::new();
         sim.advance(10);
@@ -712,31 +713,43 @@ fn a_read_at_a_future_timestamp_waits_for_it_modulo_the_deadline() {
 
 #[test]
 fn bounded_staleness_lets_the_database_choose_a_timestamp_within_the_bound() {
-    // googleapis google/spanner/v1/transaction.proto (Bounded Staleness): "Bounded
-    // staleness modes allow Cloud Spanner to pick the read timestamp, subject to a
-    // user-provided staleness bound." "Boundedly stale reads are not repeatable: two stale
-    // reads, even if they use the same staleness bound, can execute at different timestamps
-    // and thus return inconsistent results." "Because the timestamp negotiation requires
-    // up-front knowledge of which rows will be read, it can only be used with single-use
-    // read-only transactions."
+    // https://cloud.google.com/spanner/docs/timestamp-bounds (Bounded staleness): "Bounded
+    // staleness modes allow Spanner to pick the read timestamp, subject to a user- provided
+    // staleness bound. Spanner chooses the newest timestamp within the staleness bound
+    // that allows execution of the reads at the closest available replica without
+    // blocking." "Boundedly stale reads are not repeatable: two stale reads, even if they
+    // use the same staleness bound, can execute at different timestamps and thus return
+    // inconsistent results." "If you're using bounded staleness with a read-only
+    // transaction, you can only use it with single-use read-only transactions, not with
+    // general-purpose read-only transactions." (The error code for the refusal is the
+    // simulator's choice.)
     // Choices: the commit (ok), then the replica serving the read: 0 up to date, 1 behind
     // by as much as the bound allows.
     let read_right_after_commit = |replica: usize| {
         on_schedule(&[0, replica], |sim| {
             let mut db = Database::new();
             sim.advance(100);
-            set_amount(&mut db, sim, "o1", 10);
+            let committed_at = set_amount(&mut db, sim, "o1", 10);
             let bounded = TimestampBound::MaxStaleness(15);
             let seen = amount_at(&db, sim, bounded, "o1");
             let transaction = db.read_only_transaction(sim, bounded).map(|_| ());
-            (seen, transaction)
+            // A minimum read timestamp holds however far behind the replica is.
+            let at_least = TimestampBound::MinReadTimestamp(committed_at);
+            let seen_at_least = amount_at(&db, sim, at_least, "o1");
+            (seen, transaction, seen_at_least)
         })
     };
     let refused = Err(SpannerError {
         code: Code::InvalidArgument,
     });
-    assert_eq!(read_right_after_commit(0), (Ok(Some(10)), refused));
-    assert_eq!(read_right_after_commit(1), (Ok(None), refused));
+    assert_eq!(
+        read_right_after_commit(0),
+        (Ok(Some(10)), refused, Ok(Some(10)))
+    );
+    assert_eq!(
+        read_right_after_commit(1),
+        (Ok(None), refused, Ok(Some(10)))
+    );
 }
 
 // ---- Item: the lifecycle of a transaction the application drives ----
