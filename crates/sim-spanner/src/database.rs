@@ -1,9 +1,10 @@
-//! The database: tables of rows, read-write transactions that buffer mutations, and a
-//! commit whose outcome the fault core decides.
+//! The database: tables of versioned rows, the validation of a read-write transaction's
+//! reads at commit, and a commit whose outcome the fault core decides.
 
 use labkit::fault::{Fate, Glyph, Sim};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::ops::Bound;
 use std::rc::Rc;
 
 /// A column value. Text is shared (`Rc<str>`), so reading a row copies no text: a
@@ -102,7 +103,7 @@ impl Row {
     }
 
     /// Columns of `other` override these (what `Update` and `InsertOrUpdate` do).
-    fn merge(&mut self, other: Row) {
+    pub(crate) fn merge(&mut self, other: Row) {
         for (name, value) in other.columns {
             self.set(name, value);
         }
@@ -148,14 +149,25 @@ impl Mutation {
 /// The canonical error codes this simulator returns (google.rpc.Code names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Code {
-    /// Definite: the transaction did not commit; retry the whole transaction.
+    /// Definite: the transaction did not commit; retry the whole transaction. Returned by
+    /// a commit, or by a DML statement inside the transaction; after it the attempt is
+    /// over and every further call on it answers ABORTED again.
     Aborted,
     /// Indefinite: no response within the deadline; the commit may or may not have applied.
+    /// A read whose timestamp lies further in the future than its deadline ends with it
+    /// too, having returned nothing.
     DeadlineExceeded,
     /// Definite: an `Insert` found its row already there; nothing was applied.
     AlreadyExists,
     /// Definite: an `Update` found no row; nothing was applied.
     NotFound,
+    /// Definite: the request does not fit the state it meets: a read at a timestamp older
+    /// than version GC keeps, or a call on a transaction that has already ended (committed,
+    /// rolled back, or whose commit failed).
+    FailedPrecondition,
+    /// Definite: the request is not valid as asked (a bounded-staleness bound on a
+    /// transaction that is not single-use).
+    InvalidArgument,
 }
 
 impl Code {
@@ -165,6 +177,8 @@ impl Code {
             Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
             Code::AlreadyExists => "ALREADY_EXISTS",
             Code::NotFound => "NOT_FOUND",
+            Code::FailedPrecondition => "FAILED_PRECONDITION",
+            Code::InvalidArgument => "INVALID_ARGUMENT",
         }
     }
 }
@@ -173,6 +187,12 @@ impl Code {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpannerError {
     pub code: Code,
+}
+
+impl SpannerError {
+    pub(crate) fn new(code: Code) -> Self {
+        SpannerError { code }
+    }
 }
 
 impl fmt::Display for SpannerError {
@@ -189,13 +209,88 @@ pub struct CommitResponse {
     pub commit_timestamp: u64,
 }
 
+/// One key of a table: its latest version and the versions before it.
 #[derive(Clone, Debug)]
-struct Stored {
+pub(crate) struct Stored {
     /// `None` once deleted: the version stays, so a read of the absent row still notices
     /// a later write.
-    row: Option<Row>,
+    pub(crate) row: Option<Row>,
     /// The commit timestamp of the last write.
-    version: u64,
+    pub(crate) version: u64,
+    /// Earlier versions, oldest first: (commit timestamp, the row then, `None` if absent).
+    /// Reads at a past timestamp use them.
+    history: Vec<(u64, Option<Row>)>,
+}
+
+impl Stored {
+    /// The row as of timestamp `at`: the newest version committed at or before it.
+    pub(crate) fn at(&self, at: u64) -> Option<&Row> {
+        if self.version <= at {
+            return self.row.as_ref();
+        }
+        self.history
+            .iter()
+            .rev()
+            .find(|(version, _)| *version <= at)
+            .and_then(|(_, row)| row.as_ref())
+    }
+}
+
+/// A table: rows in key order.
+pub(crate) type Table = BTreeMap<Rc<str>, Stored>;
+
+/// What a transaction read, remembered so that the commit can check it is still true:
+/// one key, or a whole key range (a scan), as of the last commit the read saw.
+#[derive(Clone, Debug)]
+pub(crate) struct ReadLock {
+    pub(crate) table: &'static str,
+    pub(crate) span: Span,
+    /// The timestamp of the last commit when the read ran: every write the read saw
+    /// committed at or before it.
+    pub(crate) seen: u64,
+}
+
+/// The keys a read covered.
+#[derive(Clone, Debug)]
+pub(crate) enum Span {
+    Key(Rc<str>),
+    /// `[start, end)`; `None` is unbounded.
+    Range(Option<Rc<str>>, Option<Rc<str>>),
+}
+
+impl Span {
+    fn describe(&self, table: &str) -> String {
+        match self {
+            Span::Key(key) => format!("{table}/{key} changed after the transaction read it"),
+            Span::Range(None, None) => {
+                format!(
+                    "a row of {table} was inserted, changed or deleted after the transaction scanned the table"
+                )
+            }
+            Span::Range(start, end) => format!(
+                "a row of {table} in [{}, {}) was inserted, changed or deleted after the transaction scanned that range",
+                start.as_deref().unwrap_or(""),
+                end.as_deref().unwrap_or("end")
+            ),
+        }
+    }
+}
+
+/// The keys of `table` in `[start, end)` (either end open when `None`).
+pub(crate) fn range<'a>(
+    table: &'a Table,
+    start: Option<&'a str>,
+    end: Option<&'a str>,
+) -> impl Iterator<Item = (&'a Rc<str>, &'a Stored)> + 'a {
+    let bounds = match (start, end) {
+        // An empty or inverted range reads nothing (`BTreeMap::range` panics on the latter).
+        (Some(s), Some(e)) if s >= e => (Bound::Included(s), Bound::Excluded(s)),
+        _ => (
+            start.map_or(Bound::Unbounded, Bound::Included),
+            end.map_or(Bound::Unbounded, Bound::Excluded),
+        ),
+    };
+    table.range::<str, _>(bounds)
 }
 
 /// What can happen to a commit (option 0 first), and the labels the fault core records;
@@ -218,109 +313,45 @@ pub(crate) const COMMIT_LABELS: [&str; 5] = [
 /// A commit whose fate was "applied later": it lands before the next commit.
 #[derive(Clone, Debug)]
 struct InFlight {
-    reads: Vec<(&'static str, Rc<str>, u64)>,
+    reads: Vec<ReadLock>,
     mutations: Vec<Mutation>,
 }
 
 /// The durable state of the database. A crash of the application keeps it whole.
 #[derive(Clone, Debug, Default)]
 pub struct Database {
-    tables: BTreeMap<&'static str, BTreeMap<Rc<str>, Stored>>,
+    pub(crate) tables: BTreeMap<&'static str, Table>,
     last_commit_timestamp: u64,
     in_flight: Vec<InFlight>,
     commits: u64,
 }
 
-/// A read-write transaction in progress: it reads committed rows and buffers mutations.
-/// The runner creates it; the callback uses it.
-pub struct Transaction<'db> {
-    db: &'db Database,
-    reads: Vec<(&'static str, Rc<str>, u64)>,
-    mutations: Vec<Mutation>,
-}
-
-impl Transaction<'_> {
-    /// Reads one row as of the last commit. The read is remembered: if another commit
-    /// writes this row before this transaction commits, the commit ends ABORTED.
-    /// Buffered mutations of this transaction are not visible here.
-    pub fn read(&mut self, table: &'static str, key: &str) -> Option<Row> {
-        match self.db.stored_entry(table, key) {
-            Some((stored_key, stored)) => {
-                self.reads.push((table, stored_key.clone(), stored.version));
-                stored.row.clone()
-            }
-            None => {
-                self.reads.push((table, Rc::from(key), 0));
-                None
-            }
-        }
-    }
-
-    /// Every row of a table, in key order (a full scan; each row read is remembered).
-    pub fn scan(&mut self, table: &'static str) -> Vec<(String, Row)> {
-        let mut out = Vec::new();
-        if let Some(rows) = self.db.tables.get(table) {
-            for (key, stored) in rows {
-                self.reads.push((table, key.clone(), stored.version));
-                if let Some(row) = &stored.row {
-                    out.push((key.to_string(), row.clone()));
-                }
-            }
-        }
-        out
-    }
-
-    /// Buffers a mutation; it is applied only if the transaction commits.
-    pub fn buffer(&mut self, mutation: Mutation) {
-        self.mutations.push(mutation);
-    }
-
-    pub fn insert(&mut self, table: &'static str, key: &str, row: Row) {
-        self.buffer(Mutation::Insert {
-            table,
-            key: Rc::from(key),
-            row,
-        });
-    }
-
-    pub fn update(&mut self, table: &'static str, key: &str, row: Row) {
-        self.buffer(Mutation::Update {
-            table,
-            key: Rc::from(key),
-            row,
-        });
-    }
-
-    pub fn insert_or_update(&mut self, table: &'static str, key: &str, row: Row) {
-        self.buffer(Mutation::InsertOrUpdate {
-            table,
-            key: Rc::from(key),
-            row,
-        });
-    }
-
-    pub fn delete(&mut self, table: &'static str, key: &str) {
-        self.buffer(Mutation::Delete {
-            table,
-            key: Rc::from(key),
-        });
-    }
-
-    /// Ends the callback's use of the transaction: what it read and what it buffered,
-    /// ready for [`Database::commit`].
-    pub fn finish(self) -> Buffered {
-        Buffered {
-            reads: self.reads,
-            mutations: self.mutations,
-        }
-    }
-}
-
-/// A finished transaction's reads and buffered mutations, ready to commit.
-#[derive(Clone, Debug)]
+/// A finished read-write attempt: what it read (to validate at commit), its DML writes
+/// and its buffered mutations, ready for [`Database::commit`].
+#[derive(Clone, Debug, Default)]
 pub struct Buffered {
-    reads: Vec<(&'static str, Rc<str>, u64)>,
-    mutations: Vec<Mutation>,
+    pub(crate) reads: Vec<ReadLock>,
+    /// The state each DML statement left a row in (`None`: deleted), latest per key.
+    pub(crate) dml: Vec<(&'static str, Rc<str>, Option<Row>)>,
+    pub(crate) mutations: Vec<Mutation>,
+    /// A DML statement of this attempt ended ABORTED: the attempt can no longer commit.
+    pub(crate) aborted: bool,
+}
+
+impl Buffered {
+    /// Everything the commit writes, in order: the DML results first (they already
+    /// happened inside the transaction), then the buffered mutations.
+    fn into_writes(self) -> (Vec<ReadLock>, Vec<Mutation>) {
+        let mut writes = Vec::with_capacity(self.dml.len() + self.mutations.len());
+        for (table, key, row) in self.dml {
+            writes.push(match row {
+                Some(row) => Mutation::InsertOrUpdate { table, key, row },
+                None => Mutation::Delete { table, key },
+            });
+        }
+        writes.extend(self.mutations);
+        (self.reads, writes)
+    }
 }
 
 impl Database {
@@ -328,17 +359,18 @@ impl Database {
         Database::default()
     }
 
-    fn stored(&self, table: &str, key: &str) -> Option<&Stored> {
+    pub(crate) fn stored(&self, table: &str, key: &str) -> Option<&Stored> {
         self.tables.get(table).and_then(|rows| rows.get(key))
     }
 
-    fn stored_entry(&self, table: &str, key: &str) -> Option<(&Rc<str>, &Stored)> {
+    pub(crate) fn stored_entry(&self, table: &str, key: &str) -> Option<(&Rc<str>, &Stored)> {
         self.tables
             .get(table)
             .and_then(|rows| rows.get_key_value(key))
     }
 
-    /// A strong read outside any transaction (a single-use read-only transaction).
+    /// A strong read outside any transaction (a single-use read-only transaction): the
+    /// row as the last commit left it.
     pub fn read(&self, table: &str, key: &str) -> Option<Row> {
         self.stored(table, key).and_then(|s| s.row.clone())
     }
@@ -390,50 +422,51 @@ impl Database {
         !self.in_flight.is_empty()
     }
 
-    /// Starts a read-write transaction. Application code gets one from
-    /// [`run_transaction`](crate::run_transaction); this is public for tests and setup.
-    pub fn begin(&self) -> Transaction<'_> {
-        Transaction {
-            db: self,
-            reads: Vec::new(),
-            mutations: Vec::new(),
-        }
-    }
-
     /// Applies rows directly, as a fixture (the state a lab starts from). Not a
-    /// transaction: no fault, no validation.
+    /// transaction: no fault, no validation; it is stamped just after the last commit.
     pub fn seed(&mut self, mutations: &[Mutation]) {
-        self.apply(mutations.to_vec())
+        let now = self.last_commit_timestamp;
+        self.apply(mutations.to_vec(), now)
             .expect("fixture mutations apply");
     }
 
-    /// Commits a transaction's buffered mutations. The outcome:
+    /// Commits a transaction's DML writes and buffered mutations. The outcome:
     ///
-    /// * ABORTED, definite, when a row it read was written after the read (no choice);
+    /// * ABORTED, definite, when a DML statement of the attempt already ended ABORTED, or
+    ///   when a row or a range it read was written after the read (no choice);
     /// * otherwise the fault core's fate: ok, ABORTED (injected), or DEADLINE_EXCEEDED with
     ///   the hidden truth applied / not applied / applied later;
     /// * an applied commit can still fail definitely with ALREADY_EXISTS or NOT_FOUND,
     ///   in which case nothing is applied.
+    ///
+    /// The commit timestamp is the fault core's logical clock (one tick a second), moved
+    /// on by one when an earlier commit already holds that second.
     pub fn commit(
         &mut self,
         sim: &mut Sim,
         parts: Buffered,
     ) -> Result<CommitResponse, SpannerError> {
         self.land_in_flight(sim);
-        if let Some((table, key)) = self.stale_read(&parts.reads) {
+        if parts.aborted {
             sim.event("spanner", Glyph::Error, || {
                 (
                     "commit -> ABORTED".into(),
-                    format!("{table}/{key} changed after the transaction read it"),
+                    "the attempt was already aborted; nothing applied".into(),
                 )
             });
-            return Err(SpannerError {
-                code: Code::Aborted,
+            return Err(SpannerError::new(Code::Aborted));
+        }
+        let (reads, mutations) = parts.into_writes();
+        if let Some(conflict) = self.stale_read(&reads) {
+            sim.event("spanner", Glyph::Error, || {
+                ("commit -> ABORTED".into(), conflict)
             });
+            return Err(SpannerError::new(Code::Aborted));
         }
         let fate = COMMIT_FATES[sim.choose("spanner:commit", &COMMIT_LABELS)];
+        let now = sim.now();
         match fate {
-            Fate::Ok => match self.apply(parts.mutations) {
+            Fate::Ok => match self.apply(mutations, now) {
                 Ok(ts) => {
                     sim.event("spanner", Glyph::Normal, || {
                         (
@@ -452,7 +485,7 @@ impl Database {
                             "nothing applied".into(),
                         )
                     });
-                    Err(SpannerError { code })
+                    Err(SpannerError::new(code))
                 }
             },
             Fate::Rejected => {
@@ -462,44 +495,33 @@ impl Database {
                         "aborted by the database; nothing applied".into(),
                     )
                 });
-                Err(SpannerError {
-                    code: Code::Aborted,
-                })
+                Err(SpannerError::new(Code::Aborted))
             }
             Fate::AppliedResponseLost => {
-                let truth = match self.apply(parts.mutations) {
+                let truth = match self.apply(mutations, now) {
                     Ok(ts) => format!("applied at commit timestamp {ts}, response lost"),
                     Err(code) => format!("not applied ({})", code.name()),
                 };
                 sim.event("spanner", Glyph::Indefinite, || {
                     ("commit -> DEADLINE_EXCEEDED".into(), truth)
                 });
-                Err(SpannerError {
-                    code: Code::DeadlineExceeded,
-                })
+                Err(SpannerError::new(Code::DeadlineExceeded))
             }
             Fate::NotApplied => {
                 sim.event("spanner", Glyph::Indefinite, || {
                     ("commit -> DEADLINE_EXCEEDED".into(), "not applied".into())
                 });
-                Err(SpannerError {
-                    code: Code::DeadlineExceeded,
-                })
+                Err(SpannerError::new(Code::DeadlineExceeded))
             }
             Fate::AppliedLater => {
-                self.in_flight.push(InFlight {
-                    reads: parts.reads,
-                    mutations: parts.mutations,
-                });
+                self.in_flight.push(InFlight { reads, mutations });
                 sim.event("spanner", Glyph::Indefinite, || {
                     (
                         "commit -> DEADLINE_EXCEEDED".into(),
                         "still in flight: lands before the next commit".into(),
                     )
                 });
-                Err(SpannerError {
-                    code: Code::DeadlineExceeded,
-                })
+                Err(SpannerError::new(Code::DeadlineExceeded))
             }
         }
     }
@@ -510,8 +532,8 @@ impl Database {
     pub fn land_in_flight(&mut self, sim: &mut Sim) {
         for late in std::mem::take(&mut self.in_flight) {
             let outcome = match self.stale_read(&late.reads) {
-                Some((table, key)) => format!("aborted: {table}/{key} changed since it was read"),
-                None => match self.apply(late.mutations) {
+                Some(conflict) => format!("aborted: {conflict}"),
+                None => match self.apply(late.mutations, sim.now()) {
                     Ok(ts) => format!("applied at commit timestamp {ts}"),
                     Err(code) => format!("not applied ({})", code.name()),
                 },
@@ -525,20 +547,27 @@ impl Database {
         }
     }
 
-    fn stale_read(
-        &self,
-        reads: &[(&'static str, Rc<str>, u64)],
-    ) -> Option<(&'static str, Rc<str>)> {
+    /// The first read that is no longer true: a key, or any key of a scanned range, that
+    /// some commit wrote (inserted, changed or deleted) after the read saw the database.
+    fn stale_read(&self, reads: &[ReadLock]) -> Option<String> {
         reads
             .iter()
-            .find(|(table, key, version)| {
-                self.stored(table, key).map_or(0, |s| s.version) != *version
+            .find(|lock| {
+                let Some(rows) = self.tables.get(lock.table) else {
+                    return false;
+                };
+                match &lock.span {
+                    Span::Key(key) => rows.get(&**key).is_some_and(|s| s.version > lock.seen),
+                    Span::Range(start, end) => range(rows, start.as_deref(), end.as_deref())
+                        .any(|(_, s)| s.version > lock.seen),
+                }
             })
-            .map(|(table, key, _)| (*table, key.clone()))
+            .map(|lock| lock.span.describe(lock.table))
     }
 
-    /// Applies all mutations or none; returns the new commit timestamp.
-    fn apply(&mut self, mutations: Vec<Mutation>) -> Result<u64, Code> {
+    /// Applies all mutations or none; returns the new commit timestamp: `now`, or one
+    /// more than the last commit when that is later (timestamps strictly increase).
+    fn apply(&mut self, mutations: Vec<Mutation>, now: u64) -> Result<u64, Code> {
         for m in &mutations {
             let (table, key) = m.target();
             let exists = self.stored(table, key).is_some_and(|s| s.row.is_some());
@@ -548,9 +577,9 @@ impl Database {
                 _ => {}
             }
         }
-        self.last_commit_timestamp += 1;
+        let ts = now.max(self.last_commit_timestamp + 1);
+        self.last_commit_timestamp = ts;
         self.commits += 1;
-        let ts = self.last_commit_timestamp;
         for m in mutations {
             let (table, key) = m.target();
             let slot = self
@@ -561,7 +590,12 @@ impl Database {
                 .or_insert(Stored {
                     row: None,
                     version: 0,
+                    history: Vec::new(),
                 });
+            if slot.version != 0 && slot.version != ts {
+                // Keep the version this write replaces, for reads at a past timestamp.
+                slot.history.push((slot.version, slot.row.clone()));
+            }
             slot.version = ts;
             match m {
                 Mutation::Insert { row, .. } => slot.row = Some(row),

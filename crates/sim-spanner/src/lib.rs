@@ -1,41 +1,65 @@
-//! A simulated Spanner database with a read-write transaction runner, and a simulated
-//! external payment processor: the world of lab 02 ("Uncertain outcomes and retried
-//! callbacks").
+//! A simulated Spanner database with a read-write transaction runner, read-only
+//! transactions and stale reads, and a simulated external payment processor: the world
+//! of lab 02 ("Uncertain outcomes and retried callbacks"), and the Spanner half of lab
+//! 03's snapshots.
 //!
 //! What is modelled, in Spanner's vocabulary:
 //!
-//! * A **read-write transaction** reads committed rows and buffers **mutations**
-//!   (`Insert`, `Update`, `InsertOrUpdate`, `Delete`); the mutations are applied
-//!   atomically at **commit**, which returns a **commit timestamp**, or not at all.
-//!   Reads do not see the transaction's own buffered mutations.
+//! * A **read-write transaction** reads committed rows, runs **DML** statements and
+//!   buffers **mutations** (`Insert`, `Update`, `InsertOrUpdate`, `Delete`). A DML
+//!   statement runs at once: its effect is visible to the transaction's later reads
+//!   (read-your-writes) and its constraint (ALREADY_EXISTS for an insert) is checked at
+//!   the statement. Mutations are not visible to the transaction's reads. DML results and
+//!   mutations are applied atomically at **commit**, which returns a **commit
+//!   timestamp**, or not at all.
+//! * Every read is remembered and **validated at commit**: a point read, and a **scan**,
+//!   which is a read of a whole key range. If another commit wrote a row the transaction
+//!   read, or inserted, changed or deleted any row in a range it scanned (a phantom),
+//!   after the read, the commit ends ABORTED: empty rows and ranges stay empty at commit.
 //! * The **runner** ([`run_transaction`], after the client libraries' `runTransaction`,
 //!   `run_in_transaction`, `TransactionRunner.run`) calls the application's **callback**,
-//!   commits what it buffered, and when the commit ends **ABORTED** calls the callback
-//!   again from the start. A callback therefore runs once per attempt, and whatever it
-//!   does outside the database (an HTTP call, a charge) happens once per attempt.
+//!   commits what it did, and when the commit ends **ABORTED**, or a DML statement inside
+//!   the callback did, calls the callback again from the start. A callback therefore runs
+//!   once per attempt, and whatever it does outside the database (an HTTP call, a charge)
+//!   happens once per attempt.
 //! * A commit ends `Ok`, **ABORTED** (definite: nothing applied; either injected through
-//!   the fault core or because a row the transaction read changed before it committed),
-//!   **ALREADY_EXISTS** / **NOT_FOUND** (definite: a mutation's precondition failed), or
-//!   **DEADLINE_EXCEEDED**, which is indefinite: the hidden truth is one of *applied and
-//!   the response lost*, *not applied*, or *applied later* (the commit is still in flight
-//!   and lands before the next commit the database processes). The runner does not retry
-//!   DEADLINE_EXCEEDED; the caller sees it.
+//!   the fault core or because something the transaction read changed before it
+//!   committed), **ALREADY_EXISTS** / **NOT_FOUND** (definite: a mutation's precondition
+//!   failed), or **DEADLINE_EXCEEDED**, which is indefinite: the hidden truth is one of
+//!   *applied and the response lost*, *not applied*, or *applied later* (the commit is
+//!   still in flight and lands before the next commit the database processes). The
+//!   runner does not retry DEADLINE_EXCEEDED; the caller sees it.
+//! * A [`ReadWriteTransaction`] is one the application drives itself (Java's
+//!   `TransactionManager`): once committed, rolled back, or failed it refuses every further
+//!   call (FAILED_PRECONDITION), once aborted it answers ABORTED; a retry is a new
+//!   transaction.
+//! * **Reads at a timestamp**: rows keep their older versions, so a [`TimestampBound`]
+//!   chooses what a single read or a [`ReadOnlyTransaction`] sees: strong (every commit so
+//!   far), exact staleness, a read timestamp (one in the future is waited for, up to the
+//!   read's deadline), or bounded staleness (single reads only; the fault core chooses
+//!   whether the serving replica is up to date). A read-only transaction reads everything
+//!   at one timestamp and takes no lock. Versions are kept for an hour (version GC): a
+//!   read at an older timestamp fails with FAILED_PRECONDITION.
 //! * The [`PaymentProcessor`] is outside the database: it issues **receipts** for
 //!   charges, recognises an optional **idempotency key** (the first result for a key is
 //!   saved and returned to every retry with the same key and the same parameters), and
 //!   can be searched by the charge's reference. Its calls can time out with the same
 //!   three hidden truths.
 //!
-//! Simplifications, said once here and again in the chapter:
+//! Simplifications, said once here and again in the chapters:
 //!
-//! * One database, one client, no sessions; reads never fail; locks are not held, a read
-//!   is validated at commit instead (the transaction aborts when a row it read was
-//!   written by another commit after the read, which is what Spanner's lock-based
-//!   concurrency control guarantees the application sees).
+//! * One database, one client, no sessions and no lock waits: locks are not held, every
+//!   read is validated at commit instead (the transaction aborts when a row it read, or a
+//!   range it scanned, was written by another commit after the read), which is what
+//!   Spanner's lock-based concurrency control guarantees the application sees.
+//! * Reads never fail inside a read-write transaction; in Spanner a read can return
+//!   ABORTED too (the runner then reruns the callback, as it does here after an aborted
+//!   DML statement). A DML statement is one row by key, not SQL.
 //! * The runner gives up after [`MAX_ATTEMPTS`] attempts and returns ABORTED; the real
 //!   runners retry until the transaction's deadline.
-//! * Time is the fault core's logical clock; commit timestamps are a counter that
-//!   increases with every applied commit.
+//! * Time is the fault core's logical clock, one tick a second: commit timestamps are
+//!   that clock when the commit applied (never the wall clock, no TrueTime uncertainty),
+//!   and a read "waits" by moving the clock on.
 //! * The processor's search is always available and complete; a real search index can
 //!   lag behind.
 //!
@@ -47,12 +71,16 @@
 mod database;
 mod processor;
 mod runner;
+mod snapshot;
+mod transaction;
 
-pub use database::{
-    Buffered, Code, CommitResponse, Database, Mutation, Row, SpannerError, Transaction, Value,
-};
+pub use database::{Buffered, Code, CommitResponse, Database, Mutation, Row, SpannerError, Value};
 pub use processor::{ChargeRequest, PaymentProcessor, ProcessorError, Receipt};
 pub use runner::{Committed, MAX_ATTEMPTS, run_transaction};
+pub use snapshot::{
+    READ_DEADLINE_SECONDS, ReadOnlyTransaction, TimestampBound, VERSION_RETENTION_SECONDS,
+};
+pub use transaction::{Dml, ReadWriteTransaction, Transaction, TransactionState};
 
 #[cfg(test)]
 mod tests;

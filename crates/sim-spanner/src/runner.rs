@@ -1,7 +1,8 @@
 //! The read-write transaction runner: call the callback, commit, and on ABORTED call the
 //! callback again.
 
-use crate::database::{Code, Database, SpannerError, Transaction};
+use crate::database::{Code, Database, SpannerError};
+use crate::transaction::Transaction;
 use labkit::fault::{Glyph, Sim};
 
 /// How many attempts the runner makes before it returns ABORTED to the caller. The real
@@ -20,9 +21,11 @@ pub struct Committed<T> {
 /// Runs a read-write transaction, after `TransactionRunner.run` / `run_in_transaction`:
 ///
 /// 1. start a transaction and call `callback` with it;
-/// 2. if the callback returns an error, roll back (drop the buffered mutations) and return
+/// 2. if a DML statement of the attempt ended ABORTED, the attempt is over whatever the
+///    callback returned: go back to 1 (at most [`MAX_ATTEMPTS`] attempts);
+/// 3. if the callback returns an error, roll back (drop the buffered mutations) and return
 ///    the error;
-/// 3. otherwise commit; on ABORTED go back to 1 (at most [`MAX_ATTEMPTS`] attempts);
+/// 4. otherwise commit; on ABORTED go back to 1 (at most [`MAX_ATTEMPTS`] attempts);
 ///    any other commit error (DEADLINE_EXCEEDED, ALREADY_EXISTS, …) is returned.
 ///
 /// The callback's error type only has to accept a [`SpannerError`], so application code
@@ -39,10 +42,19 @@ where
     loop {
         attempt += 1;
         let mut txn = db.begin();
-        let value = callback(&mut txn, sim)?;
+        let outcome = callback(&mut txn, sim);
+        let aborted_inside = txn.is_aborted();
         let buffered = txn.finish();
-        match db.commit(sim, buffered) {
-            Ok(response) => {
+        let committed = match outcome {
+            // A statement saw the abort: the error the callback returned is a consequence.
+            Err(_) if aborted_inside => Err(SpannerError {
+                code: Code::Aborted,
+            }),
+            Err(error) => return Err(error),
+            Ok(value) => db.commit(sim, buffered).map(|response| (value, response)),
+        };
+        match committed {
+            Ok((value, response)) => {
                 return Ok(Committed {
                     value,
                     commit_timestamp: response.commit_timestamp,

@@ -274,9 +274,11 @@ fn updating_a_missing_row_fails_with_not_found_and_applies_nothing() {
 
 #[test]
 fn reads_do_not_see_the_transactions_own_buffered_mutations() {
-    // https://googleapis.dev/java/google-cloud-clients/0.94.0-alpha/com/google/cloud/spanner/TransactionContext.html
-    // "Writes can only be done at commit time, after all reads have been completed."
-    // Mutations are buffered, so a read in the same transaction does not see them.
+    // https://cloud.google.com/spanner/docs/transactions (Semantics): "However, if you use
+    // mutations, changes are buffered locally and are only visible after the transaction
+    // commits."
+    // java-spanner, TransactionContext.buffer: "The effects of this mutation will not be
+    // visible to subsequent operations in the transaction."
     let seen = on_schedule(&[], |sim| {
         let mut db = Database::new();
         run_transaction(&mut db, sim, |txn, _sim| -> Result<bool, Stop> {
@@ -290,24 +292,604 @@ fn reads_do_not_see_the_transactions_own_buffered_mutations() {
 }
 
 #[test]
-fn commit_timestamps_increase_with_every_commit() {
-    // https://cloud.google.com/spanner/docs/transactions (paraphrased): a read-write
-    // transaction's writes take effect at its commit timestamp, and a transaction that
-    // commits after another one finished gets a later timestamp (external consistency).
-    let stamps = on_schedule(&[], |sim| {
+fn commit_timestamps_come_from_the_logical_clock_and_increase() {
+    // https://cloud.google.com/spanner/docs/transactions (Semantics): "The timestamp at
+    // which read-write transactions execute matches elapsed time. The serialization order
+    // matches this timestamp order."
+    // Here elapsed time is the fault core's logical clock (one tick a second, and one tick
+    // per choice). A commit that ended DEADLINE_EXCEEDED and lands later is stamped with
+    // the time it lands, not the time it was sent.
+    let (stamps, clock_at_commits, late) = on_schedule(&[0, 0, APPLIED_LATER], |sim| {
         let mut db = Database::new();
-        (0..3)
-            .map(|i| {
-                run_transaction(&mut db, sim, |txn, _sim| -> Result<(), Stop> {
-                    txn.insert_or_update(ORDERS, "o1", order(i));
-                    Ok(())
-                })
-                .unwrap()
-                .commit_timestamp
+        let mut stamps = Vec::new();
+        let mut clock = Vec::new();
+        for i in 0..2 {
+            sim.advance(40);
+            let committed = run_transaction(&mut db, sim, |txn, _sim| -> Result<(), Stop> {
+                txn.insert_or_update(ORDERS, "o1", order(i));
+                Ok(())
             })
-            .collect::<Vec<_>>()
+            .unwrap();
+            stamps.push(committed.commit_timestamp);
+            clock.push(sim.now());
+        }
+        // A commit still in flight lands ten seconds later, when the faults heal.
+        let _ = run_transaction(&mut db, sim, |txn, _sim| -> Result<(), Stop> {
+            txn.insert_or_update(ORDERS, "o2", order(2));
+            Ok(())
+        });
+        let before = db.last_commit_timestamp();
+        sim.advance(10);
+        db.land_in_flight(sim);
+        (
+            stamps,
+            clock,
+            (before, db.last_commit_timestamp(), sim.now()),
+        )
     });
-    assert_eq!(stamps, [1, 2, 3]);
+    assert_eq!(stamps, clock_at_commits);
+    assert_eq!(stamps, [41, 82]);
+    let (before, landed, now) = late;
+    assert_eq!((before, landed, now), (82, 93, 93));
+}
+
+// ---- Item: a scan is a range read (phantoms abort the reader) ----
+
+const REPORTS: &str = "reports";
+
+/// A reconciliation that scans `ORDERS` (all of it, or `[start, end)`), and records how
+/// many orders it saw; returns the count each attempt saw and the committed report.
+fn reconcile_while_an_insert_lands(range: Option<(&str, &str)>) -> (Vec<usize>, Option<i64>) {
+    // The first commit (o2's insert) is applied later: it lands just before the
+    // reconciliation's commit, after its scan.
+    on_schedule(&[APPLIED_LATER], |sim| {
+        let mut db = Database::new();
+        db.seed(&[Mutation::Insert {
+            table: ORDERS,
+            key: "o1".into(),
+            row: order(10),
+        }]);
+        let insert = run_transaction(&mut db, sim, |txn, _sim| -> Result<(), Stop> {
+            txn.insert(ORDERS, "o2", order(20));
+            Ok(())
+        });
+        assert!(insert.is_err(), "o2's insert is still in flight");
+        let mut seen = Vec::new();
+        run_transaction(&mut db, sim, |txn, _sim| -> Result<(), Stop> {
+            let orders = match range {
+                None => txn.scan(ORDERS),
+                Some((start, end)) => txn.scan_range(ORDERS, start, end),
+            };
+            seen.push(orders.len());
+            txn.insert_or_update(
+                REPORTS,
+                "r1",
+                Row::new().with("orders", orders.len() as i64),
+            );
+            Ok(())
+        })
+        .unwrap();
+        (seen, db.read(REPORTS, "r1").and_then(|r| r.int("orders")))
+    })
+}
+
+#[test]
+fn a_scan_conflicts_with_an_insert_into_its_range() {
+    // https://cloud.google.com/spanner/docs/transactions (Semantics, read-write
+    // transactions with serializable isolation): after a successful commit, "The
+    // transaction returns values that reflect a consistent snapshot at the transaction's
+    // commit timestamp." and "Empty rows or ranges remain empty at commit time."
+    // A scan that missed a row inserted before its commit would report a snapshot that
+    // never existed at the commit timestamp (a phantom); the commit aborts instead, and
+    // the runner's second attempt sees the row.
+    let (seen, report) = reconcile_while_an_insert_lands(None);
+    assert_eq!(seen, [1, 2]);
+    assert_eq!(report, Some(2));
+}
+
+#[test]
+fn a_range_read_does_not_conflict_with_a_write_outside_its_range() {
+    // https://cloud.google.com/spanner/docs/transactions (Performance): "By using secondary
+    // indexes to limit the scanned rows to a smaller range, Spanner locks fewer rows in the
+    // table, thereby enabling greater concurrent modification of rows outside of that
+    // specific range."
+    // [a, o2) holds o1 only: the insert of o2 lands outside it, the first attempt commits.
+    assert_eq!(
+        reconcile_while_an_insert_lands(Some(("a", "o2"))),
+        (vec![1], Some(1))
+    );
+    // [a, p) holds o2's key: the insert is a phantom of that range.
+    assert_eq!(
+        reconcile_while_an_insert_lands(Some(("a", "p"))),
+        (vec![1, 2], Some(2))
+    );
+}
+
+#[test]
+fn reading_an_absent_row_conflicts_with_its_insert() {
+    // Same page: "Empty rows or ranges remain empty at commit time." A read that found no
+    // row is validated like any other read.
+    let seen = on_schedule(&[APPLIED_LATER], |sim| {
+        let mut db = Database::new();
+        let _ = run_transaction(&mut db, sim, |txn, _sim| -> Result<(), Stop> {
+            txn.insert(ORDERS, "o9", order(90));
+            Ok(())
+        });
+        let mut seen = Vec::new();
+        run_transaction(&mut db, sim, |txn, _sim| -> Result<(), Stop> {
+            seen.push(txn.read(ORDERS, "o9").is_some());
+            txn.insert_or_update(REPORTS, "r1", Row::new().with("o9", true));
+            Ok(())
+        })
+        .unwrap();
+        seen
+    });
+    assert_eq!(seen, [false, true]);
+}
+
+// ---- Item: DML inside a read-write transaction ----
+
+fn dml_insert(key: &str, amount: i64) -> Dml {
+    Dml::Insert {
+        table: ORDERS,
+        key: key.into(),
+        row: order(amount),
+    }
+}
+
+#[test]
+fn dml_writes_are_visible_to_later_reads_and_mutations_are_not() {
+    // https://cloud.google.com/spanner/docs/transactions (Semantics): "Regardless of
+    // isolation level, when using DML statements, changes are immediately visible to
+    // subsequent read statements within the same transaction. However, if you use
+    // mutations, changes are buffered locally and are only visible after the transaction
+    // commits."
+    // java-spanner, TransactionContext.executeUpdate: "The effects of the DML statement
+    // will be visible to subsequent operations in the transaction."
+    let (seen, rows) = on_schedule(&[], |sim| {
+        let mut db = Database::new();
+        let seen = run_transaction(&mut db, sim, |txn, sim| -> Result<_, Stop> {
+            txn.insert(ORDERS, "m1", order(1));
+            let inserted = txn.execute_update(sim, dml_insert("d1", 2))?;
+            let updated = txn.execute_update(
+                sim,
+                Dml::Update {
+                    table: ORDERS,
+                    key: "d1".into(),
+                    row: order(3),
+                },
+            )?;
+            let missing = txn.execute_update(
+                sim,
+                Dml::Update {
+                    table: ORDERS,
+                    key: "nobody".into(),
+                    row: order(4),
+                },
+            )?;
+            Ok((
+                (inserted, updated, missing),
+                txn.read(ORDERS, "m1").is_some(),
+                txn.read(ORDERS, "d1").and_then(|r| r.int("amount")),
+                txn.scan(ORDERS).len(),
+            ))
+        })
+        .unwrap()
+        .value;
+        (seen, db.rows(ORDERS))
+    });
+    assert_eq!(seen, ((1, 1, 0), false, Some(3), 1));
+    // Both kinds of write are applied by the commit.
+    let amounts: Vec<(String, Option<i64>)> = rows
+        .iter()
+        .map(|(k, r)| (k.clone(), r.int("amount")))
+        .collect();
+    assert_eq!(
+        amounts,
+        [("d1".to_string(), Some(3)), ("m1".to_string(), Some(1))]
+    );
+}
+
+#[test]
+fn a_dml_insert_of_an_existing_row_fails_at_the_statement() {
+    // https://cloud.google.com/spanner/docs/dml-versus-mutations: "Constraint checking" is
+    // done "After every statement" for DML and "At commit time" for mutations; "Spanner
+    // checks constraints after every DML statement."
+    let results = on_schedule(&[], |sim| {
+        let mut db = Database::new();
+        db.seed(&[Mutation::Insert {
+            table: ORDERS,
+            key: "o1".into(),
+            row: order(10),
+        }]);
+        let mut txn = db.begin();
+        let first = txn.execute_update(sim, dml_insert("o1", 99));
+        let second = txn.execute_update(sim, dml_insert("o2", 20));
+        (
+            first,
+            second,
+            txn.read(ORDERS, "o1").and_then(|r| r.int("amount")),
+        )
+    });
+    assert_eq!(
+        results,
+        (
+            Err(SpannerError {
+                code: Code::AlreadyExists
+            }),
+            Ok(1),
+            Some(10)
+        )
+    );
+}
+
+#[test]
+fn an_aborted_dml_statement_ends_the_attempt_and_the_runner_calls_the_callback_again() {
+    // java-spanner, TransactionRunner.run: "However, if a read or query in callable
+    // detected that the transaction aborted, callable will be retried even if it raised an
+    // exception."
+    // https://cloud.google.com/spanner/docs/concurrency-control: locks are acquired "as it
+    // is read or written within a transaction", and "When Spanner detects a lock conflict,
+    // it uses the wound-wait algorithm to resolve the conflict": the wounded transaction
+    // learns it was aborted from the statement it is running, before any commit.
+    // Choices: the first attempt's DML statement is aborted (`spanner:dml` option 1).
+    let (calls, committed, rows) = on_schedule(&[1], |sim| {
+        let mut db = Database::new();
+        let mut calls = 0;
+        let committed = run_transaction(&mut db, sim, |txn, sim| -> Result<(), Stop> {
+            calls += 1;
+            txn.execute_update(sim, dml_insert("o1", 10))?;
+            txn.insert(ORDERS, &format!("attempt-{calls}"), order(1));
+            Ok(())
+        })
+        .map(|c| c.attempts);
+        (calls, committed, db.rows(ORDERS).len())
+    });
+    assert_eq!(
+        (calls, committed, rows),
+        (2, Ok(2), 2),
+        "o1 and attempt-2 only"
+    );
+}
+
+// ---- Item: read-only transactions and stale reads ----
+
+fn amount_at(
+    db: &Database,
+    sim: &mut Sim,
+    bound: TimestampBound,
+    key: &str,
+) -> Result<Option<i64>, SpannerError> {
+    db.single_read(sim, bound, ORDERS, key)
+        .map(|row| row.and_then(|r| r.int("amount")))
+}
+
+fn set_amount(db: &mut Database, sim: &mut Sim, key: &str, amount: i64) -> u64 {
+    run_transaction(db, sim, |txn, _sim| -> Result<(), Stop> {
+        txn.insert_or_update(ORDERS, key, order(amount));
+        Ok(())
+    })
+    .unwrap()
+    .commit_timestamp
+}
+
+#[test]
+fn a_strong_read_sees_every_commit_and_a_stale_read_sees_the_past() {
+    // https://cloud.google.com/spanner/docs/timestamp-bounds (Strong): "Strong reads
+    // reflect the effects of all transactions that have committed before the start of the
+    // read." (Exact staleness): "Reads at a timestamp reflect a consistent prefix of the
+    // global transaction history: they observe modifications done by all transactions with
+    // a commit timestamp less than or equal to the read timestamp, and observe none of the
+    // modifications done by transactions with a larger commit timestamp."
+    on_schedule(&[], |sim| {
+        let mut db = Database::new();
+        sim.advance(100);
+        let committed_at = set_amount(&mut db, sim, "o1", 10);
+        assert_eq!(
+            amount_at(&db, sim, TimestampBound::Strong, "o1"),
+            Ok(Some(10))
+        );
+        // Right after the commit, 15 s ago is before it.
+        let stale = TimestampBound::ExactStaleness(15);
+        assert_eq!(amount_at(&db, sim, stale, "o1"), Ok(None));
+        sim.advance(20);
+        assert_eq!(amount_at(&db, sim, stale, "o1"), Ok(Some(10)));
+        let at = |ts| TimestampBound::ReadTimestamp(ts);
+        assert_eq!(amount_at(&db, sim, at(committed_at - 1), "o1"), Ok(None));
+        assert_eq!(amount_at(&db, sim, at(committed_at), "o1"), Ok(Some(10)));
+        // An update keeps the old version for reads in the past.
+        let updated_at = set_amount(&mut db, sim, "o1", 11);
+        assert_eq!(amount_at(&db, sim, at(updated_at - 1), "o1"), Ok(Some(10)));
+        assert_eq!(
+            amount_at(&db, sim, TimestampBound::Strong, "o1"),
+            Ok(Some(11))
+        );
+    });
+}
+
+#[test]
+fn a_read_only_transaction_reads_everything_at_one_timestamp() {
+    // https://cloud.google.com/java/docs/reference/google-cloud-spanner/latest/com.google.cloud.spanner.ReadOnlyTransaction
+    // "Snapshot read-only transactions do not take locks. Instead, they work by choosing a
+    // Cloud Spanner timestamp, then executing all reads at that timestamp."
+    // https://cloud.google.com/spanner/docs/timestamp-bounds: "Strong reads are not
+    // repeatable: two consecutive strong read-only transactions might return inconsistent
+    // results if there are concurrent writes."
+    on_schedule(&[], |sim| {
+        let mut db = Database::new();
+        sim.advance(10);
+        set_amount(&mut db, sim, "o1", 10);
+        let snapshot = db
+            .read_only_transaction(sim, TimestampBound::Strong)
+            .unwrap();
+        let strong_before = amount_at(&db, sim, TimestampBound::Strong, "o1");
+        set_amount(&mut db, sim, "o1", 20);
+        set_amount(&mut db, sim, "o2", 5);
+        let read = |sim: &mut Sim, key| {
+            snapshot
+                .read(&db, sim, ORDERS, key)
+                .map(|row| row.and_then(|r| r.int("amount")))
+        };
+        assert_eq!(read(sim, "o1"), Ok(Some(10)));
+        assert_eq!(read(sim, "o2"), Ok(None));
+        assert_eq!(
+            snapshot.scan(&db, sim, ORDERS).map(|rows| rows.len()),
+            Ok(1)
+        );
+        // Two strong reads on either side of the commits disagree.
+        assert_eq!(strong_before, Ok(Some(10)));
+        assert_eq!(
+            amount_at(&db, sim, TimestampBound::Strong, "o1"),
+            Ok(Some(20))
+        );
+    });
+}
+
+#[test]
+fn a_read_more_than_an_hour_in_the_past_fails_with_failed_precondition() {
+    // https://cloud.google.com/spanner/docs/timestamp-bounds (Maximum timestamp staleness):
+    // "Version garbage collection reclaims versions after they expire past a database's
+    // `version_retention_period`, which defaults to 1 hour, but can be configured up to 1
+    // week. This restriction also applies to in-progress reads or SQL queries with
+    // timestamps that become too old while executing. Reads and SQL queries with too-old
+    // read timestamps fail with the error `FAILED_PRECONDITION`."
+    // (The Java client's TimestampBound javadoc still says "four hours"; the service's page
+    // and the 2019 transaction.proto comment say one hour.)
+    on_schedule(&[], |sim| {
+        let mut db = Database::new();
+        sim.advance(10);
+        let committed_at = set_amount(&mut db, sim, "o1", 10);
+        let snapshot = db
+            .read_only_transaction(sim, TimestampBound::Strong)
+            .unwrap();
+        sim.advance(VERSION_RETENTION_SECONDS);
+        // Exactly an hour old is still kept.
+        let hour = TimestampBound::ExactStaleness(VERSION_RETENTION_SECONDS);
+        assert_eq!(amount_at(&db, sim, hour, "o1"), Ok(Some(10)));
+        sim.advance(1);
+        let gone = SpannerError {
+            code: Code::FailedPrecondition,
+        };
+        assert_eq!(
+            amount_at(&db, sim, TimestampBound::ReadTimestamp(committed_at), "o1"),
+            Err(gone)
+        );
+        assert_eq!(snapshot.read(&db, sim, ORDERS, "o1"), Err(gone));
+        assert_eq!(
+            amount_at(&db, sim, TimestampBound::Strong, "o1"),
+            Ok(Some(10))
+        );
+    });
+}
+
+#[test]
+fn a_read_at_a_future_timestamp_waits_for_it_modulo_the_deadline() {
+    // googleapis google/spanner/v1/transaction.proto (ReadOnly.read_timestamp): "If the
+    // timestamp is in the future, the read is blocked until the specified timestamp,
+    // modulo the read's deadline."
+    // https://cloud.google.com/spanner/docs/timestamp-bounds: "(If you specify a timestamp
+    // in the future, Spanner will wait for that timestamp before serving the read.)"
+    // googleapis google/spanner/v1/spanner_grpc_service_config.json: the `Read` method's
+    // "timeout": "30s".
+    on_schedule(&[], |sim| {
+        let mut db = Database::new();
+        sim.advance(10);
+        set_amount(&mut db, sim, "o1", 10);
+        let now = sim.now();
+        let soon = TimestampBound::ReadTimestamp(now + 10);
+        assert_eq!(amount_at(&db, sim, soon, "o1"), Ok(Some(10)));
+        assert_eq!(sim.now(), now + 10, "the read waited ten seconds");
+        let now = sim.now();
+        let too_far = TimestampBound::ReadTimestamp(now + READ_DEADLINE_SECONDS + 1);
+        assert_eq!(
+            amount_at(&db, sim, too_far, "o1"),
+            Err(SpannerError {
+                code: Code::DeadlineExceeded
+            })
+        );
+        assert_eq!(sim.now(), now + READ_DEADLINE_SECONDS);
+    });
+}
+
+#[test]
+fn bounded_staleness_lets_the_database_choose_a_timestamp_within_the_bound() {
+    // https://cloud.google.com/spanner/docs/timestamp-bounds (Bounded staleness): "Bounded
+    // staleness modes allow Spanner to pick the read timestamp, subject to a user- provided
+    // staleness bound. Spanner chooses the newest timestamp within the staleness bound
+    // that allows execution of the reads at the closest available replica without
+    // blocking." "Boundedly stale reads are not repeatable: two stale reads, even if they
+    // use the same staleness bound, can execute at different timestamps and thus return
+    // inconsistent results." "If you're using bounded staleness with a read-only
+    // transaction, you can only use it with single-use read-only transactions, not with
+    // general-purpose read-only transactions." (The error code for the refusal is the
+    // simulator's choice.)
+    // Choices: the commit (ok), then the replica serving the read: 0 up to date, 1 behind
+    // by as much as the bound allows.
+    let read_right_after_commit = |replica: usize| {
+        on_schedule(&[0, replica], |sim| {
+            let mut db = Database::new();
+            sim.advance(100);
+            let committed_at = set_amount(&mut db, sim, "o1", 10);
+            let bounded = TimestampBound::MaxStaleness(15);
+            let seen = amount_at(&db, sim, bounded, "o1");
+            let transaction = db.read_only_transaction(sim, bounded).map(|_| ());
+            // A minimum read timestamp holds however far behind the replica is.
+            let at_least = TimestampBound::MinReadTimestamp(committed_at);
+            let seen_at_least = amount_at(&db, sim, at_least, "o1");
+            (seen, transaction, seen_at_least)
+        })
+    };
+    let refused = Err(SpannerError {
+        code: Code::InvalidArgument,
+    });
+    assert_eq!(
+        read_right_after_commit(0),
+        (Ok(Some(10)), refused, Ok(Some(10)))
+    );
+    assert_eq!(
+        read_right_after_commit(1),
+        (Ok(None), refused, Ok(Some(10)))
+    );
+}
+
+// ---- Item: the lifecycle of a transaction the application drives ----
+
+fn insert_o1() -> Mutation {
+    Mutation::Insert {
+        table: ORDERS,
+        key: "o1".into(),
+        row: order(10),
+    }
+}
+
+const REFUSED: Result<(), SpannerError> = Err(SpannerError {
+    code: Code::FailedPrecondition,
+});
+
+#[test]
+fn a_committed_or_rolled_back_transaction_refuses_further_use() {
+    // python-spanner google/cloud/spanner_v1/transaction.py, `_check_state`: raises
+    // ValueError("Transaction is already committed") and ValueError("Transaction is
+    // already rolled back"), checked before every read, query, DML, commit and rollback
+    // (tests/unit/test_transaction.py: test_commit_already_committed,
+    // test_rollback_already_committed, test_commit_already_rolled_back, …).
+    // java-spanner TransactionManagerImplTest: rollbackAfterCommitFails,
+    // commitAfterRollbackFails.
+    // The service answers such a request with FAILED_PRECONDITION ("Cannot start a read or
+    // query within a transaction after Commit() or Rollback() has been called.", the
+    // message the gcpug/handy-spanner emulator's server tests expect); the simulator uses
+    // that code for the client libraries' refusal too.
+    on_schedule(&[], |sim| {
+        let mut db = Database::new();
+        let mut committed = db.begin_transaction();
+        committed.buffer(insert_o1()).unwrap();
+        committed.commit(&mut db, sim).unwrap();
+        assert_eq!(committed.state(), TransactionState::Committed);
+        assert_eq!(committed.read(&db, ORDERS, "o1").map(|_| ()), REFUSED);
+        assert_eq!(committed.buffer(insert_o1()), REFUSED);
+        assert_eq!(committed.commit(&mut db, sim).map(|_| ()), REFUSED);
+        assert_eq!(committed.rollback(), REFUSED);
+
+        let mut rolled_back = db.begin_transaction();
+        rolled_back
+            .buffer(Mutation::Delete {
+                table: ORDERS,
+                key: "o1".into(),
+            })
+            .unwrap();
+        rolled_back.rollback().unwrap();
+        assert_eq!(rolled_back.state(), TransactionState::RolledBack);
+        assert_eq!(rolled_back.commit(&mut db, sim).map(|_| ()), REFUSED);
+        assert_eq!(rolled_back.read(&db, ORDERS, "o1").map(|_| ()), REFUSED);
+        assert_eq!(rolled_back.rollback(), REFUSED);
+        assert_eq!(db.count(ORDERS), 1, "the rolled-back delete was never sent");
+    });
+}
+
+#[test]
+fn a_failed_commit_leaves_the_transaction_unusable() {
+    // java-spanner TransactionManager.TransactionState: "COMMIT_FAILED: Transaction failed
+    // during commit with an error other than ABORTED. Transaction cannot be retried in this
+    // state. This is a terminal state." "ABORTED: Transaction failed during commit with
+    // ABORTED and can be retried." — by a new transaction: resetForRetry "Creates a new
+    // transaction for retry. This should only be called if the previous transaction failed
+    // with ABORTED." TransactionManagerImpl.commit refuses an aborted transaction with
+    // ABORTED ("Transaction already aborted"); TransactionManagerImplTest.resetAfterErrorFails.
+    // googleapis google/spanner/v1/spanner.proto (Rollback): "`Rollback` returns `OK` if it
+    // successfully aborts the transaction, the transaction was already aborted, or the
+    // transaction is not found."
+    let commit_twice = |fate: usize| {
+        on_schedule(&[fate], |sim| {
+            let mut db = Database::new();
+            let mut txn = db.begin_transaction();
+            txn.buffer(insert_o1()).unwrap();
+            let first = txn.commit(&mut db, sim).map(|_| ());
+            let state = txn.state();
+            let again = txn.commit(&mut db, sim).map(|_| ());
+            let read = txn.read(&db, ORDERS, "o1").map(|_| ());
+            let rollback = txn.rollback();
+            let applied = db.read(ORDERS, "o1").is_some();
+            (first, state, again, read, rollback, applied)
+        })
+    };
+    let code = |code| Err(SpannerError { code });
+    // DEADLINE_EXCEEDED: the same refusal whether or not the first commit applied, so the
+    // transaction cannot tell; rolling back changes nothing either.
+    for (fate, applied) in [(APPLIED_RESPONSE_LOST, true), (NOT_APPLIED, false)] {
+        assert_eq!(
+            commit_twice(fate),
+            (
+                code(Code::DeadlineExceeded),
+                TransactionState::CommitFailed,
+                REFUSED,
+                REFUSED,
+                Ok(()),
+                applied
+            )
+        );
+    }
+    // ABORTED: the attempt stays aborted; a new transaction is the retry.
+    assert_eq!(
+        commit_twice(ABORTED),
+        (
+            code(Code::Aborted),
+            TransactionState::Aborted,
+            code(Code::Aborted),
+            code(Code::Aborted),
+            Ok(()),
+            false
+        )
+    );
+    let retried = on_schedule(&[ABORTED], |sim| {
+        let mut db = Database::new();
+        let mut first = db.begin_transaction();
+        first.buffer(insert_o1()).unwrap();
+        assert!(first.commit(&mut db, sim).is_err());
+        let mut retry = db.begin_transaction();
+        retry.buffer(insert_o1()).unwrap();
+        retry.commit(&mut db, sim).map(|_| db.count(ORDERS))
+    });
+    assert_eq!(retried, Ok(1));
+}
+
+#[test]
+fn an_aborted_dml_statement_aborts_the_transaction_the_application_drives() {
+    // TransactionManagerImpl.commit (java-spanner): "if (txn.isAborted()) … throw …
+    // ErrorCode.ABORTED, "Transaction already aborted"".
+    let outcome = on_schedule(&[1], |sim| {
+        let mut db = Database::new();
+        let mut txn = db.begin_transaction();
+        let statement = txn.execute_update(&db, sim, dml_insert("o1", 10));
+        let commit = txn.commit(&mut db, sim).map(|_| ());
+        (statement, txn.state(), commit, db.count(ORDERS))
+    });
+    let aborted = SpannerError {
+        code: Code::Aborted,
+    };
+    assert_eq!(
+        outcome,
+        (Err(aborted), TransactionState::Aborted, Err(aborted), 0)
+    );
 }
 
 fn request(key: Option<&str>, amount: i64) -> ChargeRequest {

@@ -4,14 +4,16 @@
 //! callback, without an idempotency key, and its caller treats every error as "it did not
 //! happen" and tries again. The exploration runs it once per schedule (the fault-free one,
 //! then each single fault: a crash, an ABORTED commit, a commit or a charge that times out
-//! with each of its hidden truths) and records what each schedule left behind. Every
-//! check, every answer and the crash matrix below are computed from those records; the
-//! answer keys live in `lab.toml`.
+//! with each of its hidden truths) and records what each schedule left behind. A second,
+//! smaller exploration commits with a transaction the application drives itself and,
+//! when that commit fails, commits the same transaction again. Every check, every answer
+//! and the crash matrix below are computed from those records; the answer keys live in
+//! `lab.toml`.
 
 use crate::harness::{App, Intent, SETTLEMENTS, Stop, World};
 use labkit::fault::{self, CrashMatrix, Glyph, Scope, Sim, Verdict, Violation};
 use labkit::{Observation, Report};
-use sim_spanner::{ChargeRequest, Code, PaymentProcessor, Row};
+use sim_spanner::{ChargeRequest, Code, Database, Mutation, PaymentProcessor, Row};
 
 /// The one intent of the observe phase.
 pub const S1: Intent = Intent {
@@ -166,6 +168,69 @@ pub fn explore_naive() -> (fault::Exploration, CrashMatrix, Vec<Facts>) {
     (exploration, matrix, all_facts)
 }
 
+/// What one schedule of [`commit_twice`] showed.
+#[derive(Clone, Debug)]
+pub struct CommitTwice {
+    /// The fault the schedule took, as `site=option` (`none` without one).
+    pub fault: String,
+    pub first: Result<(), Code>,
+    /// Was the row in the database when the first commit returned?
+    pub applied: bool,
+    pub again: Result<(), Code>,
+}
+
+// ANCHOR: commit_twice
+/// S1's pending row, committed by a transaction the application drives itself (begin,
+/// buffer, commit); when that commit fails, the same transaction is committed again.
+pub fn commit_twice(sim: &mut Sim) -> CommitTwice {
+    let mut db = Database::new();
+    let mut txn = db.begin_transaction();
+    txn.buffer(Mutation::Insert {
+        table: SETTLEMENTS,
+        key: S1.id.into(),
+        row: Row::new()
+            .with("amount", S1.amount)
+            .with("status", "pending"),
+    })
+    .expect("a new transaction is open");
+    let first = txn.commit(&mut db, sim).map(|_| ()).map_err(|e| e.code);
+    let applied = db.read(SETTLEMENTS, S1.id).is_some();
+    let again = if first.is_err() {
+        txn.commit(&mut db, sim).map(|_| ()).map_err(|e| e.code)
+    } else {
+        Ok(())
+    };
+    CommitTwice {
+        fault: sim.fault_list().pop().unwrap_or_else(|| "none".into()),
+        first,
+        applied,
+        again,
+    }
+}
+// ANCHOR_END: commit_twice
+
+/// Every schedule of [`commit_twice`] with at most one fault (each outcome of its commit).
+pub fn explore_commit_twice() -> Vec<CommitTwice> {
+    let mut all = Vec::new();
+    let scope = Scope {
+        lab: "02",
+        scenario: "commit-twice",
+        max_faults: 1,
+    };
+    fault::explore_all(scope, |sim| {
+        all.push(commit_twice(sim));
+        Ok(())
+    });
+    all
+}
+
+fn code_name(result: &Result<(), Code>) -> &'static str {
+    match result {
+        Ok(()) => "ok",
+        Err(code) => code.name(),
+    }
+}
+
 fn passes(matrix: &CrashMatrix, fault: &str) -> bool {
     matrix
         .cell(fault)
@@ -273,6 +338,25 @@ pub fn run() -> Report {
     );
     // ANCHOR_END: observe_key
 
+    // 5. The same transaction committed again after its commit failed.
+    let twice = explore_commit_twice();
+    let after_deadline: Vec<&CommitTwice> = twice
+        .iter()
+        .filter(|t| t.first == Err(Code::DeadlineExceeded))
+        .collect();
+    let (applied, not_applied): (Vec<&CommitTwice>, Vec<&CommitTwice>) =
+        after_deadline.iter().partition(|t| t.applied);
+    // It tells only if every applied schedule answers differently from every other one.
+    let second_commit_tells = !applied.is_empty()
+        && !not_applied.is_empty()
+        && applied
+            .iter()
+            .all(|a| not_applied.iter().all(|n| a.again != n.again));
+    obs.check(
+        "committing the same transaction again after DEADLINE_EXCEEDED tells whether the first commit applied",
+        second_commit_tells,
+    );
+
     // Questions, answered from the same records.
     let settlement_case = match (aborted.rows, aborted.receipts.len()) {
         (1, 1) => "a",
@@ -336,12 +420,47 @@ pub fn run() -> Report {
         ),
     );
 
+    let after_abort = twice
+        .iter()
+        .find(|t| t.first == Err(Code::Aborted))
+        .expect("a schedule whose commit ends ABORTED");
+    obs.answer(
+        "commit-again-after-aborted",
+        match after_abort.again {
+            Ok(()) => "a",
+            Err(Code::Aborted) => "b",
+            Err(Code::DeadlineExceeded) => "c",
+            Err(Code::AlreadyExists) => "d",
+            Err(_) => "?",
+        },
+        format!(
+            "the second commit of the aborted transaction returned {}",
+            code_name(&after_abort.again)
+        ),
+    );
+
     let matrix_lines: Vec<String> = matrix.render().lines().map(str::to_string).collect();
+    let commit_twice_lines: Vec<String> = twice
+        .iter()
+        .map(|t| {
+            let row = if t.applied { "present" } else { "absent" };
+            match t.first {
+                Ok(()) => format!("{}: first commit ok (row {row})", t.fault),
+                Err(_) => format!(
+                    "{}: first commit {} (row {row}), the same transaction again {}",
+                    t.fault,
+                    code_name(&t.first),
+                    code_name(&t.again)
+                ),
+            }
+        })
+        .collect();
     let summary = serde_json::json!({
         "schedules": exploration.schedules,
         "per_fault_count": exploration.per_level,
         "crash_matrix": matrix_lines,
         "deadline_exceeded_seen": seen.len(),
+        "commit_twice": commit_twice_lines,
         "scope": "Simulated Spanner read-write transactions (runner with ABORTED retries, \
                   DEADLINE_EXCEEDED with a hidden truth) and a simulated payment processor; \
                   one intent, one client, every schedule with at most one fault.",

@@ -16,10 +16,17 @@
 //! * <https://www.sqlite.org/rescode.html#busy_snapshot>: SQLITE_BUSY_SNAPSHOT (517) when
 //!   a read transaction cannot become a write transaction because another connection
 //!   wrote since its snapshot was taken.
+//!
+//! The second half runs reads at a timestamp on the simulated Spanner database of
+//! chapter 2 (`sim_spanner`), whose clock is the fault core's logical clock, one tick a
+//! second; its documented behaviours are pinned by the tests in
+//! `crates/sim-spanner/src/tests.rs`.
 
 use crate::harness::{Database, ITEM, extended_code};
+use labkit::fault::Sim;
 use labkit::{Observation, Report};
 use rusqlite::{Connection, params};
+use sim_spanner::{Code, Row, SpannerError, TimestampBound, run_transaction};
 
 type Result<T> = std::result::Result<T, rusqlite::Error>;
 
@@ -158,8 +165,102 @@ fn schedules() -> Result<Observed> {
 }
 // ANCHOR_END: schedules
 
+/// What one Spanner read answered: did it show B2, or which error did it get?
+type Read = std::result::Result<bool, Code>;
+
+/// What the Spanner reads measured.
+struct StaleReads {
+    b2_committed_at: u64,
+    strong_right_after: Read,
+    stale_right_after: Read,
+    snapshot_opened_before: Read,
+    stale_20s_later: Read,
+    hour_old: Read,
+    future: Read,
+    /// Seconds on the clock the future read took.
+    future_waited: u64,
+}
+
+const RESERVATIONS: &str = "reservations";
+
+// ANCHOR: spanner_reads
+fn spanner_reads() -> StaleReads {
+    let mut sim = Sim::fault_free();
+    let mut db = sim_spanner::Database::new();
+    sim.advance(600); // ten minutes on the clock, so that "15 s ago" is a real instant
+    let shows = |db: &sim_spanner::Database, sim: &mut Sim, bound, id| -> Read {
+        db.single_read(sim, bound, RESERVATIONS, id)
+            .map(|row| row.is_some())
+            .map_err(|e| e.code)
+    };
+    let stale = TimestampBound::ExactStaleness(15);
+
+    // 1. A read-only transaction opens; B2's reservation commits; reads right after it.
+    let snapshot = db
+        .read_only_transaction(&mut sim, TimestampBound::Strong)
+        .expect("a strong read-only transaction");
+    let b2_committed_at = run_transaction(&mut db, &mut sim, |txn, _sim| {
+        txn.insert(
+            RESERVATIONS,
+            "B2",
+            Row::new().with("item", ITEM).with("qty", 1),
+        );
+        Ok::<(), SpannerError>(())
+    })
+    .expect("a fault-free commit")
+    .commit_timestamp;
+    let strong_right_after = shows(&db, &mut sim, TimestampBound::Strong, "B2");
+    let stale_right_after = shows(&db, &mut sim, stale, "B2");
+    let snapshot_opened_before = snapshot
+        .read(&db, &mut sim, RESERVATIONS, "B2")
+        .map(|row| row.is_some())
+        .map_err(|e| e.code);
+
+    // 2. Twenty seconds later, the same stale read.
+    sim.advance(20);
+    let stale_20s_later = shows(&db, &mut sim, stale, "B2");
+
+    // 3. Sixty-one minutes after the commit, a read at B2's commit timestamp.
+    sim.advance(61 * 60 - 20);
+    let hour_old = shows(
+        &db,
+        &mut sim,
+        TimestampBound::ReadTimestamp(b2_committed_at),
+        "B2",
+    );
+
+    // 4. A read at a timestamp ten seconds in the future.
+    let before = sim.now();
+    let future = shows(
+        &db,
+        &mut sim,
+        TimestampBound::ReadTimestamp(before + 10),
+        "B2",
+    );
+    StaleReads {
+        b2_committed_at,
+        strong_right_after,
+        stale_right_after,
+        snapshot_opened_before,
+        stale_20s_later,
+        hour_old,
+        future,
+        future_waited: sim.now() - before,
+    }
+}
+// ANCHOR_END: spanner_reads
+
+fn shown(read: &Read) -> &'static str {
+    match read {
+        Ok(true) => "shows B2",
+        Ok(false) => "does not show B2",
+        Err(code) => code.name(),
+    }
+}
+
 pub fn run() -> Report {
     let o = schedules().unwrap_or_else(|e| panic!("the observe scenario itself failed: {e}"));
+    let spanner = spanner_reads();
     let mut obs = Observation::new("snapshots");
     obs.check(
         "a separate availability check before the writes oversells",
@@ -198,6 +299,14 @@ pub fn run() -> Report {
         o.stale_snapshot_sees_b,
     );
     obs.check("a new read after the commit shows it", o.fresh_read_sees_b);
+    obs.check(
+        "a 15-second stale read taken 20 seconds after a commit shows it",
+        spanner.stale_20s_later == Ok(true),
+    );
+    obs.check(
+        "a read at a timestamp more than an hour old returns the rows as they were then",
+        spanner.hour_old == Ok(true),
+    );
 
     let rows = o.rows_after_separate_checks;
     obs.answer(
@@ -232,6 +341,21 @@ pub fn run() -> Report {
         format!("reserved + available = {total} of 10"),
     );
 
+    obs.answer(
+        "future-read-timestamp",
+        match (&spanner.future, spanner.future_waited) {
+            (Err(_), _) => "a",
+            (Ok(_), 10) => "b",
+            (Ok(_), 0) => "c",
+            (Ok(_), _) => "d",
+        },
+        format!(
+            "the read {} after {} s on the clock",
+            shown(&spanner.future),
+            spanner.future_waited
+        ),
+    );
+
     let summary = serde_json::json!({
         "journal_mode": "wal",
         "busy_timeout_ms": 0,
@@ -242,6 +366,16 @@ pub fn run() -> Report {
         "second_begin_immediate_extended_code": o.second_immediate_code,
         "report_total_separate_reads": o.separate_reads_total,
         "report_total_one_snapshot": o.snapshot_total,
+        "spanner": {
+            "b2_commit_timestamp": spanner.b2_committed_at,
+            "strong_read_right_after_the_commit": shown(&spanner.strong_right_after),
+            "exact_staleness_15s_right_after_the_commit": shown(&spanner.stale_right_after),
+            "read_only_transaction_opened_before_the_commit": shown(&spanner.snapshot_opened_before),
+            "exact_staleness_15s_20s_later": shown(&spanner.stale_20s_later),
+            "read_at_the_commit_timestamp_61_minutes_later": shown(&spanner.hour_old),
+            "read_at_a_timestamp_10s_ahead": shown(&spanner.future),
+            "seconds_the_future_read_took": spanner.future_waited,
+        },
     });
     obs.finish(Some(rusqlite::version().to_string()), summary)
 }
