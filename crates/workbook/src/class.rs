@@ -242,7 +242,7 @@ pub fn grade_class(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> Result
     if pristine.exists() {
         std::fs::remove_dir_all(&pristine).map_err(|e| Error::writing(&pristine, e))?;
     }
-    crate::export::export(wb, &pristine)?;
+    crate::export::export(wb, &pristine, None)?;
     for dir in [&tree, &target] {
         std::fs::create_dir_all(dir).map_err(|e| Error::writing(dir, e))?;
     }

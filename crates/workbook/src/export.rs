@@ -152,8 +152,46 @@ fn secrets(labs: &[Lab]) -> Vec<(String, String)> {
     out
 }
 
+/// The placeholders of the student edition's Classroom workflow, and what fills them
+/// when no grader is named: the organisation's variables.
+const GRADER_PLACEHOLDERS: [(&str, &str); 2] = [
+    (
+        "@GRADER_REPOSITORY@",
+        "${{ vars.BOUNDARY_GRADER_REPOSITORY }}",
+    ),
+    ("@GRADER_REF@", "${{ vars.BOUNDARY_GRADER_REF }}"),
+];
+
+/// `OWNER/REPO@COMMIT` → (`OWNER/REPO`, `COMMIT`).
+fn parse_grader(grader: &str) -> Result<(String, String)> {
+    let bad = || {
+        Error::input(format!(
+            "`--grader {grader}`: write OWNER/REPO@COMMIT, the repository and the commit whose grader, suites and keys grade the class"
+        ))
+    };
+    let (repo, reference) = grader.split_once('@').ok_or_else(bad)?;
+    let plain = |t: &str| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+    };
+    if repo.matches('/').count() != 1 || !plain(repo) || !plain(reference) {
+        return Err(bad());
+    }
+    Ok((repo.to_string(), reference.to_string()))
+}
+
 /// Writes the student edition of `wb` into `dir`, which must not exist or be empty.
-pub fn export(wb: &Workbook, dir: &Path) -> Result<Exported> {
+/// `grader` (`OWNER/REPO@COMMIT`) pins the copy that grades the class in the Classroom
+/// workflow; without it the workflow reads the organisation's variables.
+pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exported> {
+    let pins = match grader {
+        Some(grader) => {
+            let (repo, reference) = parse_grader(grader)?;
+            [repo, reference]
+        }
+        None => GRADER_PLACEHOLDERS.map(|(_, variable)| variable.to_string()),
+    };
     if let Some(broken) = wb.labs.broken.first() {
         return Err(Error::input(format!(
             "lab {} cannot be exported: {}",
@@ -175,7 +213,15 @@ pub fn export(wb: &Workbook, dir: &Path) -> Result<Exported> {
     let root = &wb.root;
     let mut files = Vec::new();
     walk(root, root, &mut files)?;
-    let mut written = Vec::new();
+    // A learner file is exported as published (the starter), whatever the working copy
+    // holds now; it is written below, with the other per-lab files.
+    let learner_files: Vec<String> = wb
+        .labs
+        .labs
+        .iter()
+        .flat_map(|lab| lab.meta.learner_files.iter().map(|f| lab.learner_path(f)))
+        .collect();
+    files.retain(|rel| !learner_files.contains(rel));
     for rel in &files {
         let source = root.join(rel);
         let bytes = std::fs::read(&source).map_err(|e| Error::reading(&source, e))?;
@@ -185,7 +231,6 @@ pub fn export(wb: &Workbook, dir: &Path) -> Result<Exported> {
             _ => bytes,
         };
         write(dir, rel, &bytes)?;
-        written.push(rel.clone());
     }
     let editions = root.join(EDITION_FILES);
     let mut edition_files = Vec::new();
@@ -194,9 +239,11 @@ pub fn export(wb: &Workbook, dir: &Path) -> Result<Exported> {
     }
     for rel in &edition_files {
         let source = editions.join(rel);
-        let bytes = std::fs::read(&source).map_err(|e| Error::reading(&source, e))?;
-        write(dir, rel, &bytes)?;
-        written.push(rel.clone());
+        let mut text = std::fs::read_to_string(&source).map_err(|e| Error::reading(&source, e))?;
+        for ((placeholder, _), pin) in GRADER_PLACEHOLDERS.iter().zip(&pins) {
+            text = text.replace(placeholder, pin);
+        }
+        write(dir, rel, text.as_bytes())?;
     }
     for lab in &wb.labs.labs {
         let slug = lab.slug();
@@ -280,6 +327,24 @@ mod tests {
         assert!(!excluded("labs/01-outbox/src/relay.rs"));
         assert!(!excluded("tests/01_outbox.rs"));
         assert!(!excluded("crates/workbook/tests/cli.rs"));
+    }
+
+    #[test]
+    fn a_grader_is_owner_repo_at_commit() {
+        assert_eq!(
+            parse_grader("course/labs-2027@3f2a9c1").unwrap(),
+            ("course/labs-2027".to_string(), "3f2a9c1".to_string())
+        );
+        for bad in [
+            "course/labs",
+            "labs@main",
+            "a/b/c@x",
+            "a/b@",
+            "a/b@x y",
+            "a/${{x}}@y",
+        ] {
+            assert!(parse_grader(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -63,8 +63,8 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "export",
-        "cargo labs export DIR",
-        "write the student edition into DIR: the starters, the book, the kit and the graded suites,\nand nothing that answers a prediction",
+        "cargo labs export DIR [--grader OWNER/REPO@COMMIT]",
+        "write the student edition into DIR: the starters, the book, the kit and the graded suites,\nand nothing that answers a prediction. --grader pins the copy that grades its Classroom workflow",
     ),
     (
         "figures",
@@ -287,15 +287,18 @@ fn dispatch(args: &[String]) -> Result<()> {
             }
             class::grade_class(&wb, &dirs, &options)
         }
-        "export" => match opts.positional(command)?.as_slice() {
-            [dir] => export::export(&wb, std::path::Path::new(dir)).map(|report| {
-                println!(
-                    "wrote the student edition into {dir}: {} files ({} labs)",
-                    report.files, report.labs
-                );
-            }),
-            _ => Err(usage(command)),
-        },
+        "export" => {
+            let grader = opts.value("--grader")?;
+            match opts.positional(command)?.as_slice() {
+                [dir] => export::export(&wb, std::path::Path::new(dir), grader).map(|report| {
+                    println!(
+                        "wrote the student edition into {dir}: {} files ({} labs)",
+                        report.files, report.labs
+                    );
+                }),
+                _ => Err(usage(command)),
+            }
+        }
         "figures" => {
             let check = opts.flag("--check");
             match opts.positional(command)?.as_slice() {

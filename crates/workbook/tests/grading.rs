@@ -147,7 +147,7 @@ fn a_test_that_does_not_report_fails_and_lines_that_imitate_the_harness_earn_not
          fn b() { std::process::exit(0); }\n\
          fn c() { fn deep(n: u64) -> u64 { if n == 0 { 0 } else { 1 + deep(std::hint::black_box(n) - 1) } } deep(u64::MAX); }\n\
          fn d() { std::process::abort(); }\n\
-         fn e() { for _ in 0..100_000 { println!(\"{}\", \"x\".repeat(100)); } }\n"
+         fn e() { for _ in 0..100_000 { println!(\"{}\", \"x\".repeat(100)); } }\n",
     );
     let library = format!("pub fn cheat() {{\n    {fake}\n    std::process::exit(0);\n}}\n");
     let root = tiny_workbook(

@@ -185,3 +185,9 @@ pub fn processes_mentioning(marker: &str) -> Vec<(u32, String)> {
     }
     found
 }
+
+/// The last lines of a long text, for assertion messages.
+pub fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}

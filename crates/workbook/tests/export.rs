@@ -1,0 +1,166 @@
+//! The student edition, round trip: `cargo labs export` writes it without a single answer
+//! readable as text; in it, `cargo labs` works, a starter is graded as a starter, and the
+//! edition's own `cargo test` passes — as exported, and again with every lab solved (a
+//! learner at the end of the course).
+
+mod common;
+
+use common::{repo, scratch_dir, stderr, stdout};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use workbook::meta::load_labs;
+
+/// One build folder for the exported workbooks of every run, so their dependencies
+/// compile once.
+fn export_target() -> PathBuf {
+    repo().join("target/export-target")
+}
+
+fn labs_in(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_workbook"))
+        .args(args)
+        .current_dir(root)
+        .env_remove("BOUNDARY_LABS_ROOT")
+        .env_remove("BOUNDARY_LABS_STATE")
+        .env("CARGO_TARGET_DIR", export_target())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.file_name().is_some_and(|n| n == "target") {
+            continue;
+        }
+        if path.is_dir() {
+            files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_solved() {
+    let teacher = load_labs(&repo()).unwrap().labs;
+    let dir = scratch_dir("export").join("student");
+    let out = common::cli(
+        &repo(),
+        &[
+            "export",
+            dir.to_str().unwrap(),
+            "--grader",
+            "course/boundary-labs@0123abc",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // Nothing that answers: no solutions, no teacher's pages, no key readable as text.
+    for gone in [
+        "solutions",
+        "CONTRIBUTING.md",
+        "book/src/teaching.md",
+        "editions",
+    ] {
+        assert!(!dir.join(gone).exists(), "{gone} was exported");
+    }
+    let summary = std::fs::read_to_string(dir.join("book/src/SUMMARY.md")).unwrap();
+    assert!(!summary.contains("teaching.md"), "{summary}");
+    let mut all = Vec::new();
+    files(&dir, &mut all);
+    let mut secrets = Vec::new();
+    for lab in &teacher {
+        secrets.extend(lab.key.checks.iter().map(|c| c.explain.clone()));
+        secrets.extend(lab.key.questions.iter().map(|q| q.explain.clone()));
+        secrets.extend(lab.key.hints.iter().cloned());
+    }
+    secrets.retain(|s| s.len() >= 24);
+    for path in &all {
+        let rel = path
+            .strip_prefix(&dir)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let chapter = rel.starts_with("book/src/") && rel.ends_with(".md");
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        if rel.ends_with("lab.toml") {
+            for key in ["holds =", "answer =", "explain =", "hints ="] {
+                assert!(!text.contains(key), "{rel} holds `{key}`");
+            }
+        }
+        if !chapter {
+            for secret in &secrets {
+                assert!(!text.contains(secret.as_str()), "{rel} holds `{secret}`");
+            }
+        }
+    }
+    // …and yet the student edition knows every key, scrambled.
+    let student = load_labs(&dir).unwrap();
+    assert!(student.broken.is_empty(), "{:?}", student.broken);
+    for (mine, theirs) in teacher.iter().zip(&student.labs) {
+        assert_eq!(mine.key, theirs.key, "lab {}", mine.meta.number);
+    }
+    let workflow = std::fs::read_to_string(dir.join(".github/workflows/classroom.yml")).unwrap();
+    assert!(workflow.contains("GRADER_REPOSITORY: course/boundary-labs"));
+    assert!(workflow.contains("GRADER_REF: 0123abc"));
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(readme.contains("cargo labs predict 01") && !readme.contains("grade-class DIR"));
+
+    // `cargo labs` works there, and a starter is graded as a starter.
+    let status = labs_in(&dir, &[]);
+    assert!(status.status.success(), "{}", stderr(&status));
+    assert!(stdout(&status).contains("01 · Transaction boundaries"));
+    let check = labs_in(&dir, &["check", "01"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    let lab01 = &teacher[0];
+    let suite = std::fs::read_to_string(repo().join(&lab01.meta.graded_suite)).unwrap();
+    let tests = workbook::meta::graded_test_names(&suite).len();
+    let passing = tests - lab01.meta.starter_fails.len();
+    assert!(
+        stdout(&check).contains(&format!("{passing}/{tests} graded tests pass")),
+        "{}",
+        stdout(&check)
+    );
+    let reset = labs_in(&dir, &["reset", "01"]);
+    assert!(
+        reset.status.success(),
+        "reset works without git: {}",
+        stderr(&reset)
+    );
+
+    // The edition's own test suite passes as exported…
+    let cargo_test = |what: &str| {
+        let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .arg("test")
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", export_target())
+            .env_remove("BOUNDARY_LABS_ROOT")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "the student edition's `cargo test` fails {what}:\n{}\n{}",
+            common::tail(&stdout(&out), 60),
+            common::tail(&stderr(&out), 40)
+        );
+    };
+    cargo_test("as exported");
+
+    // …and with every lab solved, as a learner leaves it at the end of the course.
+    for lab in &teacher {
+        for file in &lab.meta.learner_files {
+            let solved = repo().join("solutions").join(lab.slug()).join(file);
+            std::fs::copy(&solved, dir.join(lab.learner_path(file))).unwrap();
+        }
+    }
+    cargo_test("with every lab solved");
+    let check = labs_in(&dir, &["check", "01"]);
+    assert!(check.status.success(), "{}", stdout(&check));
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}
