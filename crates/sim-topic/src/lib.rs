@@ -65,10 +65,10 @@ use std::fmt;
 pub enum StatusCode {
     /// 400040. Retryable: retry the entire transaction. Nothing was applied.
     Aborted,
-    /// 400060. Retryable with a slow backoff, idempotent or not: the request was refused
-    /// before it ran (a shard's queue was full). Nothing was applied.
+    /// Status 400060, retryable with a slow backoff, idempotent or not: the request was
+    /// refused before it ran (a shard's queue was full). Nothing was applied.
     Overloaded,
-    /// gRPC 14, from the transport: the connection broke. Conditionally retryable: the
+    /// The transport's gRPC code 14: the connection broke. Conditionally retryable: the
     /// server may or may not have applied the call.
     Unavailable,
     /// 400170. Conditionally retryable: the outcome is unknown.
