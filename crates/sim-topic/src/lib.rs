@@ -621,8 +621,9 @@ impl Ydb {
         Ok(batch)
     }
 
-    /// A plain offset commit (`reader.commit(batch)`), outside any transaction. A killed
-    /// connection answers `UNAVAILABLE`, applied or not.
+    /// A plain offset commit (`reader.commit(batch)`), outside any transaction. It travels
+    /// on the reader's stream: a killed connection answers `UNAVAILABLE`, applied or not,
+    /// and ends the reader session.
     pub fn commit_offsets(
         &mut self,
         sim: &mut Sim,
@@ -645,7 +646,11 @@ impl Ydb {
             }
         }
         let line = format!("commit offsets: {}", describe(batch));
-        self.answer_effect(sim, actor, fault, (line, ""), "offsets committed")
+        let answer = self.answer_effect(sim, actor, fault, (line, ""), "offsets committed");
+        if answer.is_err() {
+            self.end_read_session(sim, actor, consumer);
+        }
+        answer
     }
 
     /// What the client sees of a plain call, and the timeline line beside it: `ok` is the

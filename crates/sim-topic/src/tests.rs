@@ -479,6 +479,36 @@ fn a_killed_connection_fails_the_call_and_leaves_a_plain_write_unknown() {
     assert_eq!(quiet.path().len(), 0);
 }
 
+// ydb_topic.proto: a plain offset commit is `StreamReadMessage.CommitOffsetRequest`, a
+// message of the read stream ("Signal for server that client processed some read data"),
+// naming the "partition session with data to commit". So a killed connection during it is
+// a broken read stream: the session ends, and the answer says nothing about the commit.
+#[test]
+fn a_killed_offset_commit_is_unknown_and_ends_the_session() {
+    let mut committed = Vec::new();
+    for path in [1, 2] {
+        let mut db = Ydb::in_memory(1, Chaos::ALL);
+        // The write and the read answer (option 0); the offset commit meets `path`.
+        let mut sim = Sim::replaying(&[0, 0, path]);
+        db.write(&mut sim, "w", 0, 1, "m".into()).unwrap();
+        let batch = db.read_batch(&mut sim, "r", "c", 10).unwrap();
+        assert_eq!(db.read_positions("c"), vec![1], "the session read on");
+        let error = db.commit_offsets(&mut sim, "r", "c", &batch).unwrap_err();
+        assert_eq!(error.status, StatusCode::Unavailable);
+        committed.push(db.committed_offsets("c"));
+        assert_eq!(
+            db.read_positions("c"),
+            db.committed_offsets("c"),
+            "a new session starts at the committed offset"
+        );
+    }
+    assert_eq!(
+        committed,
+        vec![vec![0], vec![1]],
+        "not applied, then applied"
+    );
+}
+
 fn db_no_chaos_run() -> Sim {
     let mut db = db(Chaos::NONE);
     let mut sim = Sim::fault_free();
