@@ -812,7 +812,7 @@ pub fn figures() -> Vec<(&'static str, String)> {
     .note("producer tx", "seq_no += 1 only after Ok")
     .divider("consumer: retry_tx until commit")
     .call("consumer tx", "topic", "receive_batch_with_tx")
-    .reply("topic", "consumer tx", "batch from committed offset")
+    .reply("topic", "consumer tx", "next batch of the read session")
     .call("consumer tx", "sink", "UPSERT (writer_id, seq_no)")
     .call("consumer tx", "hot[k]", "SELECT + UPSERT val + 1")
     .reply("topic", "consumer tx", "COMMIT: offset + rows, or neither")
