@@ -46,10 +46,10 @@ fn an_aborted_producer_attempt_keeps_its_sequence_number() {
     let mut db = database();
     let mut sim = Sim::fault_free();
     let mut p = producer();
-    // First attempt: the body runs, then the transaction is dropped (aborted).
+    // First attempt: the body runs, then the transaction is rolled back.
     let mut tx = db.begin();
     produce(&mut db, &mut sim, &mut tx, &mut p).unwrap();
-    drop(tx);
+    db.rollback(&mut sim, "p0", tx);
     // The retry loop's second attempt commits.
     let mut tx = db.begin();
     produce(&mut db, &mut sim, &mut tx, &mut p).unwrap();
@@ -77,7 +77,8 @@ fn a_rolled_back_consumer_attempt_reads_the_same_batch_again() {
     };
     let mut tx = db.begin();
     let first = consume(&mut db, &mut sim, &mut tx, &consumer).unwrap();
-    drop(tx); // aborted
+    // Rolled back, as the retry loop does after a failed attempt.
+    db.rollback(&mut sim, "consumer", tx);
     let mut tx = db.begin();
     let again = consume(&mut db, &mut sim, &mut tx, &consumer).unwrap();
     db.commit(&mut sim, "consumer", tx).unwrap();

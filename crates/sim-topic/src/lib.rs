@@ -6,28 +6,39 @@
 //! rows, is one real SQLite transaction.
 //!
 //! What is modelled, in YDB's vocabulary (each behaviour is pinned by a test in
-//! `tests.rs` that cites the documentation sentence it follows):
+//! `tests.rs` that cites the documentation sentence or SDK test it follows):
 //!
 //! * **Topic, partitions, offsets.** A message gets the next offset of its partition; a
 //!   producer always writes to the same partition (`producer_id % partitions`), so its
 //!   messages stay in order.
 //! * **Producers and sequence numbers.** A write carries `(producer_id, seq_no)`; the topic
 //!   keeps each producer's highest written `seq_no` and skips a write whose `seq_no` is not
-//!   higher (exactly-once publishing, deduplication).
+//!   greater than it (deduplication), whether or not that exact number was ever written.
 //! * **The transactional writer** ([`Tx::write`], the SDK's `tx_writer`): messages are
 //!   buffered in the transaction and become visible only when it commits.
-//! * **Reading a batch within a transaction** ([`Ydb::receive_batch_with_tx`]): the batch
-//!   starts at the consumer's committed offset and the offset advance is attached to the
-//!   transaction; a rollback leaves the offset where it was, so the same messages come back.
+//! * **The reader session.** A consumer reads through a live session that keeps its own
+//!   read position: each read continues after the previous one, whether or not the
+//!   previous messages were committed. A *new* session starts at the consumer's committed
+//!   offset, so uncommitted messages come back only after the session ends
+//!   ([`Ydb::end_read_session`]): a killed read stream, or a transaction that read through
+//!   the session and then rolled back or failed to commit (the SDK reconnects the reader).
+//! * **Reading within a transaction** ([`Ydb::receive_batch_with_tx`], as often as needed):
+//!   each batch's offset range is attached to the transaction and committed with it. At
+//!   commit the ranges of a partition must continue the consumer's committed offset;
+//!   otherwise the commit is `ABORTED` (another transaction committed those offsets first).
 //! * **Optimistic locks.** [`Ydb::select`] records the version of the row it read; at commit
 //!   every recorded version is checked, and a changed one ends the transaction with
 //!   `ABORTED` / "Transaction locks invalidated" (retryable: retry the entire transaction).
 //! * **Chaos**, decided by the fault core ([`labkit::fault::Sim`]) so every schedule is
-//!   seeded and replayable: a killed connection fails an operation with `UNAVAILABLE`; a
-//!   commit can fail `UNAVAILABLE` (not applied), be aborted because a concurrent writer
-//!   broke its locks, or end `UNDETERMINED` (applied or not: the client cannot tell).
+//!   seeded and replayable: a killed connection fails a call with the transport's
+//!   `UNAVAILABLE`, and for a call that changes something (a commit, a plain write, a plain
+//!   offset commit) that says nothing about whether the server applied it: it sometimes
+//!   did. A commit can also be refused with `OVERLOADED` (definite: nothing applied),
+//!   aborted because a concurrent writer broke its locks, or end `UNDETERMINED` (applied or
+//!   not: the client cannot tell).
 //! * **The retry policy** ([`RetryPolicy`]): which status codes are retried, with which
-//!   backoff, on the simulated clock.
+//!   backoff, on the simulated clock; an unknown outcome is retried only when the
+//!   operation is idempotent.
 //!
 //! Simplifications (said again in the chapter):
 //!
@@ -38,19 +49,27 @@
 //!   transaction's own buffered upserts (the lab never reads what it wrote).
 //! * An `UNAVAILABLE` inside a transaction breaks the whole transaction (the SDK's retry
 //!   loop then re-runs it from the start), rather than retrying the one query.
-//! * One consumer reads all partitions; there is no partition rebalancing between readers.
+//! * One reader session per consumer reads all partitions; there is no partition
+//!   rebalancing between readers.
+//! * Dropping a [`Tx`] without [`Ydb::commit`] or [`Ydb::rollback`] discards it and tells
+//!   nobody: its reader session goes on past what it read until the session ends.
 
 use labkit::fault::{Glyph, Sim};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// The YDB status codes this simulator returns.
+/// The status codes this simulator returns: YDB's own operation statuses, and the gRPC
+/// transport's `UNAVAILABLE` for a connection that broke.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatusCode {
-    /// 400040. Retryable: retry the entire transaction.
+    /// 400040. Retryable: retry the entire transaction. Nothing was applied.
     Aborted,
-    /// 400050. Retryable: a part of the system is not available.
+    /// Status 400060, retryable with a slow backoff, idempotent or not: the request was
+    /// refused before it ran (a shard's queue was full). Nothing was applied.
+    Overloaded,
+    /// The transport's gRPC code 14: the connection broke. Conditionally retryable: the
+    /// server may or may not have applied the call.
     Unavailable,
     /// 400170. Conditionally retryable: the outcome is unknown.
     Undetermined,
@@ -60,9 +79,15 @@ impl StatusCode {
     pub fn name(self) -> &'static str {
         match self {
             StatusCode::Aborted => "ABORTED",
+            StatusCode::Overloaded => "OVERLOADED",
             StatusCode::Unavailable => "UNAVAILABLE",
             StatusCode::Undetermined => "UNDETERMINED",
         }
+    }
+
+    /// True when the status says nothing about whether the call was applied.
+    pub fn is_indefinite(self) -> bool {
+        matches!(self, StatusCode::Unavailable | StatusCode::Undetermined)
     }
 }
 
@@ -95,9 +120,12 @@ impl std::error::Error for YdbError {}
 /// core's choices; a disabled kind adds none, so a fault-free run makes no choices at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Chaos {
-    /// Queries and topic reads can fail `UNAVAILABLE` (a connection killed).
+    /// Queries, topic reads, plain writes and plain offset commits can fail `UNAVAILABLE`
+    /// (a connection killed); for a plain write or offset commit, sometimes after it was
+    /// applied.
     pub kill_connections: bool,
-    /// Commits can fail `UNAVAILABLE` or end `UNDETERMINED`.
+    /// Commits can be refused (`OVERLOADED`), fail `UNAVAILABLE` or end `UNDETERMINED`
+    /// (both: applied or not).
     pub commit_faults: bool,
     /// A concurrent writer can break a transaction's locks just before it commits.
     pub lock_breaks: bool,
@@ -162,8 +190,10 @@ pub struct Tx {
     reads: Vec<RowRead>,
     upserts: Vec<(&'static str, (i64, i64), String)>,
     messages: Vec<PendingMessage>,
-    consumer: Option<&'static str>,
-    offsets: Vec<OffsetRange>,
+    /// Offset ranges read within this transaction, per consumer, in reading order.
+    offsets: Vec<(&'static str, OffsetRange)>,
+    /// Consumers whose reader session this transaction read through.
+    read_through: Vec<&'static str>,
 }
 
 impl Tx {
@@ -187,7 +217,8 @@ impl Tx {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CommitInfo {
     pub messages_written: usize,
-    /// Messages skipped because their producer had already written that `seq_no`.
+    /// Messages skipped because their `seq_no` was not greater than their producer's
+    /// highest written one.
     pub messages_deduplicated: usize,
 }
 
@@ -196,37 +227,81 @@ pub struct CommitInfo {
 pub struct ServerStats {
     pub commits: u64,
     pub locks_invalidated: u64,
+    /// Commits refused with `OVERLOADED`.
+    pub overloaded: u64,
+    /// Calls that failed `UNAVAILABLE` (a killed connection), applied or not.
     pub unavailable: u64,
     pub undetermined: u64,
     /// Messages handed to a consumer again after an earlier delivery was rolled back.
     pub redelivered: u64,
     pub deduplicated: u64,
+    /// Reader sessions that ended (the next one starts at the committed offset).
+    pub read_sessions_ended: u64,
 }
 
-const COMMIT_ALL: [&str; 5] = [
+const COMMIT_ALL: [&str; 7] = [
     "ok",
     "a concurrent writer breaks the locks",
-    "UNAVAILABLE (node killed, not applied)",
+    "OVERLOADED (refused, not applied)",
+    "UNAVAILABLE (connection lost, applied)",
+    "UNAVAILABLE (connection lost, not applied)",
     "UNDETERMINED (applied, response lost)",
     "UNDETERMINED (not applied)",
 ];
-const COMMIT_NO_LOCKS: [&str; 4] = [
+const COMMIT_FAULTS: [CommitFault; 7] = [
+    CommitFault::None,
+    CommitFault::BreakLocks,
+    CommitFault::Overloaded,
+    CommitFault::UnavailableApplied,
+    CommitFault::UnavailableNotApplied,
+    CommitFault::UndeterminedApplied,
+    CommitFault::UndeterminedNotApplied,
+];
+const READ_CALL: [&str; 2] = ["ok", "UNAVAILABLE (connection killed)"];
+const EFFECT_CALL: [&str; 3] = [
     "ok",
-    "UNAVAILABLE (node killed, not applied)",
-    "UNDETERMINED (applied, response lost)",
-    "UNDETERMINED (not applied)",
+    "UNAVAILABLE (connection killed, not applied)",
+    "UNAVAILABLE (connection killed, applied)",
 ];
-const COMMIT_LOCKS_ONLY: [&str; 2] = ["ok", "a concurrent writer breaks the locks"];
-const CALL: [&str; 2] = ["ok", "UNAVAILABLE (connection killed)"];
 
 /// What the fault core decided for one commit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum CommitFault {
     None,
     BreakLocks,
+    Overloaded,
+    UnavailableApplied,
     UnavailableNotApplied,
     UndeterminedApplied,
     UndeterminedNotApplied,
+}
+
+impl CommitFault {
+    /// The error the client sees after the commit was applied, if any.
+    fn after_applied(self) -> Option<YdbError> {
+        match self {
+            CommitFault::UnavailableApplied => Some(UNAVAILABLE_COMMIT),
+            CommitFault::UndeterminedApplied => Some(UNDETERMINED_COMMIT),
+            _ => None,
+        }
+    }
+}
+
+const UNAVAILABLE_COMMIT: YdbError = YdbError {
+    status: StatusCode::Unavailable,
+    issue: "connection lost during commit",
+};
+const UNDETERMINED_COMMIT: YdbError = YdbError {
+    status: StatusCode::Undetermined,
+    issue: "commit outcome unknown",
+};
+
+/// What the fault core decided for one plain call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CallFault {
+    None,
+    KilledNotApplied,
+    KilledApplied,
 }
 
 /// The simulated database: topic, offsets and tables in one SQLite connection.
@@ -237,6 +312,9 @@ pub struct Ydb {
     stats: ServerStats,
     /// (consumer, partition) -> one past the highest offset ever handed out.
     handed_out: BTreeMap<(&'static str, i64), i64>,
+    /// The live reader sessions: (consumer, partition) -> the next offset the session
+    /// delivers. Absent: no session yet, the next one starts at the committed offset.
+    sessions: BTreeMap<(&'static str, i64), i64>,
 }
 
 /// The topic's path, for timelines.
@@ -270,6 +348,7 @@ impl Ydb {
             chaos,
             stats: ServerStats::default(),
             handed_out: BTreeMap::new(),
+            sessions: BTreeMap::new(),
         }
     }
 
@@ -311,8 +390,15 @@ impl Ydb {
         Tx::default()
     }
 
-    fn call(&mut self, sim: &mut Sim, actor: &'static str, what: &str) -> Result<(), YdbError> {
-        if self.chaos.kill_connections && sim.choose("ydb:call", &CALL) == 1 {
+    /// A call that changes nothing (a query, a topic read): it answers, or its connection
+    /// is killed.
+    fn read_call(
+        &mut self,
+        sim: &mut Sim,
+        actor: &'static str,
+        what: &str,
+    ) -> Result<(), YdbError> {
+        if self.chaos.kill_connections && sim.choose("ydb:call", &READ_CALL) == 1 {
             self.stats.unavailable += 1;
             sim.event(actor, Glyph::Error, || {
                 (
@@ -320,12 +406,22 @@ impl Ydb {
                     "connection killed; the open transaction is gone".into(),
                 )
             });
-            return Err(YdbError {
-                status: StatusCode::Unavailable,
-                issue: "connection killed",
-            });
+            return Err(KILLED);
         }
         Ok(())
+    }
+
+    /// A call that changes something on its own (a plain write, a plain offset commit):
+    /// when its connection is killed, the client cannot tell whether it was applied.
+    fn effect_call(&mut self, sim: &mut Sim) -> CallFault {
+        if !self.chaos.kill_connections {
+            return CallFault::None;
+        }
+        match sim.choose("ydb:call", &EFFECT_CALL) {
+            0 => CallFault::None,
+            1 => CallFault::KilledNotApplied,
+            _ => CallFault::KilledApplied,
+        }
     }
 
     fn row(&self, table: &str, key: (i64, i64)) -> Option<(String, i64)> {
@@ -349,7 +445,7 @@ impl Ydb {
         table: &'static str,
         key: (i64, i64),
     ) -> Result<Option<String>, YdbError> {
-        self.call(sim, actor, "SELECT")?;
+        self.read_call(sim, actor, "SELECT")?;
         let found = self.row(table, key);
         let version = found.as_ref().map_or(0, |(_, v)| *v);
         tx.reads.push(RowRead {
@@ -385,15 +481,57 @@ impl Ydb {
             .collect()
     }
 
-    /// Messages of every partition from the committed offsets, at most `max` in all.
-    fn read_from_committed(&mut self, consumer: &'static str, max: usize) -> Batch {
+    /// Where the consumer's reader session reads next, per partition: its own position
+    /// while a session is live, the committed offset when a new session would start.
+    pub fn read_positions(&self, consumer: &'static str) -> Vec<i64> {
+        (0..self.partitions)
+            .map(|p| self.read_position(consumer, p))
+            .collect()
+    }
+
+    fn read_position(&self, consumer: &'static str, partition: i64) -> i64 {
+        self.sessions
+            .get(&(consumer, partition))
+            .copied()
+            .unwrap_or_else(|| self.committed_offset(consumer, partition))
+    }
+
+    /// Ends the consumer's reader session (a reconnect): the next read starts a new session
+    /// at the committed offset, so every uncommitted message comes back. The SDK does this
+    /// when the read stream breaks and when a transaction that read through the session
+    /// rolls back or fails to commit.
+    pub fn end_read_session(&mut self, sim: &mut Sim, actor: &'static str, consumer: &'static str) {
+        let live: Vec<(&'static str, i64)> = self
+            .sessions
+            .keys()
+            .filter(|(c, _)| *c == consumer)
+            .copied()
+            .collect();
+        if live.is_empty() {
+            return;
+        }
+        for key in live {
+            self.sessions.remove(&key);
+        }
+        self.stats.read_sessions_ended += 1;
+        sim.event(actor, Glyph::Normal, || {
+            (
+                format!("{consumer}: read session ends"),
+                "a new session starts at the committed offset".into(),
+            )
+        });
+    }
+
+    /// Messages of every partition from the session's read positions, at most `max` in all;
+    /// the session moves past them, committed or not.
+    fn read_from_session(&mut self, consumer: &'static str, max: usize) -> Batch {
         let mut batch = Batch::default();
         for partition in 0..self.partitions {
             let left = max - batch.messages.len();
             if left == 0 {
                 break;
             }
-            let from = self.committed_offset(consumer, partition);
+            let from = self.read_position(consumer, partition);
             let mut stmt = self
                 .conn
                 .prepare_cached(
@@ -414,11 +552,13 @@ impl Ydb {
                 .expect("read messages")
                 .collect::<Result<_, _>>()
                 .expect("read messages");
+            self.sessions.insert((consumer, partition), from);
             if let Some(last) = messages.last() {
                 let to = last.offset + 1;
                 let handed = self.handed_out.entry((consumer, partition)).or_insert(0);
                 self.stats.redelivered += (from.max(0)..to).filter(|o| *o < *handed).count() as u64;
                 *handed = (*handed).max(to);
+                self.sessions.insert((consumer, partition), to);
                 batch.ranges.push(OffsetRange {
                     partition,
                     from,
@@ -430,9 +570,9 @@ impl Ydb {
         batch
     }
 
-    /// `receive_batch_with_tx`: reads up to `max` messages from the consumer's committed
-    /// offsets and attaches the offset advance to `tx`, so it commits (or rolls back) with
-    /// the transaction's table writes.
+    /// `receive_batch_with_tx`: reads up to `max` messages through the consumer's reader
+    /// session and attaches their offset range to `tx`, so the advance commits (or rolls
+    /// back) with the transaction's table writes. A transaction may read several batches.
     pub fn receive_batch_with_tx(
         &mut self,
         sim: &mut Sim,
@@ -441,22 +581,28 @@ impl Ydb {
         consumer: &'static str,
         max: usize,
     ) -> Result<Batch, YdbError> {
-        assert!(tx.offsets.is_empty(), "one batch per transaction");
-        self.call(sim, actor, "receive_batch_with_tx")?;
-        let batch = self.read_from_committed(consumer, max);
+        if let Err(error) = self.read_call(sim, actor, "receive_batch_with_tx") {
+            // The read stream broke: its session is gone.
+            self.end_read_session(sim, actor, consumer);
+            return Err(error);
+        }
+        let batch = self.read_from_session(consumer, max);
         sim.event(actor, Glyph::Normal, || {
             (
                 format!("receive_batch_with_tx: {}", describe(&batch)),
                 String::new(),
             )
         });
-        tx.consumer = Some(consumer);
-        tx.offsets = batch.ranges.clone();
+        if !tx.read_through.contains(&consumer) {
+            tx.read_through.push(consumer);
+        }
+        tx.offsets
+            .extend(batch.ranges.iter().map(|range| (consumer, *range)));
         Ok(batch)
     }
 
-    /// A plain (non-transactional) read of up to `max` messages from the committed offsets.
-    /// Nothing moves until [`Ydb::commit_offsets`].
+    /// A plain (non-transactional) read of up to `max` messages through the consumer's
+    /// reader session. The committed offset moves only with [`Ydb::commit_offsets`].
     pub fn read_batch(
         &mut self,
         sim: &mut Sim,
@@ -464,15 +610,20 @@ impl Ydb {
         consumer: &'static str,
         max: usize,
     ) -> Result<Batch, YdbError> {
-        self.call(sim, actor, "read_batch")?;
-        let batch = self.read_from_committed(consumer, max);
+        if let Err(error) = self.read_call(sim, actor, "read_batch") {
+            self.end_read_session(sim, actor, consumer);
+            return Err(error);
+        }
+        let batch = self.read_from_session(consumer, max);
         sim.event(actor, Glyph::Normal, || {
             (format!("read_batch: {}", describe(&batch)), String::new())
         });
         Ok(batch)
     }
 
-    /// A plain offset commit (`reader.commit(batch)`), outside any transaction.
+    /// A plain offset commit (`reader.commit(batch)`), outside any transaction. It travels
+    /// on the reader's stream: a killed connection answers `UNAVAILABLE`, applied or not,
+    /// and ends the reader session.
     pub fn commit_offsets(
         &mut self,
         sim: &mut Sim,
@@ -480,28 +631,62 @@ impl Ydb {
         consumer: &'static str,
         batch: &Batch,
     ) -> Result<(), YdbError> {
-        self.call(sim, actor, "commit offsets")?;
-        sim.event(actor, Glyph::Normal, || {
-            (
-                format!("commit offsets: {}", describe(batch)),
-                String::new(),
-            )
-        });
-        for range in &batch.ranges {
-            self.conn
-                .prepare_cached(
-                    "INSERT INTO topic_consumer_offsets (consumer, partition, committed)
-                     VALUES (?1, ?2, ?3) ON CONFLICT (consumer, partition)
-                     DO UPDATE SET committed = max(committed, excluded.committed)",
-                )
-                .expect("prepare offset commit")
-                .execute(params![consumer, range.partition, range.to])
-                .expect("commit offset");
+        let fault = self.effect_call(sim);
+        if fault != CallFault::KilledNotApplied {
+            for range in &batch.ranges {
+                self.conn
+                    .prepare_cached(
+                        "INSERT INTO topic_consumer_offsets (consumer, partition, committed)
+                         VALUES (?1, ?2, ?3) ON CONFLICT (consumer, partition)
+                         DO UPDATE SET committed = max(committed, excluded.committed)",
+                    )
+                    .expect("prepare offset commit")
+                    .execute(params![consumer, range.partition, range.to])
+                    .expect("commit offset");
+            }
         }
-        Ok(())
+        let line = format!("commit offsets: {}", describe(batch));
+        let answer = self.answer_effect(sim, actor, fault, (line, ""), "offsets committed");
+        if answer.is_err() {
+            self.end_read_session(sim, actor, consumer);
+        }
+        answer
     }
 
-    /// A plain (non-transactional) topic write, acknowledged on its own.
+    /// What the client sees of a plain call, and the timeline line beside it: `ok` is the
+    /// line (client, truth) when it answers, `client` names the call when it does not.
+    fn answer_effect(
+        &mut self,
+        sim: &mut Sim,
+        actor: &'static str,
+        fault: CallFault,
+        ok: (String, &'static str),
+        applied: &'static str,
+    ) -> Result<(), YdbError> {
+        let (ok_line, ok_truth) = ok;
+        match fault {
+            CallFault::None => {
+                sim.event(actor, Glyph::Normal, || (ok_line, ok_truth.into()));
+                Ok(())
+            }
+            CallFault::KilledApplied | CallFault::KilledNotApplied => {
+                self.stats.unavailable += 1;
+                let truth = if fault == CallFault::KilledApplied {
+                    format!("connection killed after it was applied ({applied})")
+                } else {
+                    "connection killed; not applied".to_string()
+                };
+                sim.event(actor, Glyph::Indefinite, || {
+                    let call = ok_line.trim_end_matches(": ok");
+                    (format!("{call}: UNAVAILABLE"), truth)
+                });
+                Err(KILLED)
+            }
+        }
+    }
+
+    /// A plain (non-transactional) topic write, acknowledged on its own. A killed
+    /// connection answers `UNAVAILABLE`, written or not.
     pub fn write(
         &mut self,
         sim: &mut Sim,
@@ -510,30 +695,32 @@ impl Ydb {
         seq_no: i64,
         payload: String,
     ) -> Result<(), YdbError> {
-        self.call(sim, actor, "write")?;
-        let message = PendingMessage {
-            producer_id,
-            seq_no,
-            payload,
-        };
-        let sql = self.conn.unchecked_transaction().expect("begin write");
-        let written = self.append(&message);
-        sql.commit().expect("commit write");
-        if !written {
-            self.stats.deduplicated += 1;
+        let fault = self.effect_call(sim);
+        let mut written = false;
+        if fault != CallFault::KilledNotApplied {
+            let message = PendingMessage {
+                producer_id,
+                seq_no,
+                payload,
+            };
+            let sql = self.conn.unchecked_transaction().expect("begin write");
+            written = self.append(&message);
+            sql.commit().expect("commit write");
+            if !written {
+                self.stats.deduplicated += 1;
+            }
         }
-        sim.event(actor, Glyph::Normal, || {
-            let what = if written { "written" } else { "deduplicated" };
-            (
-                format!("write {producer_id}#{seq_no}: ok"),
-                format!("message {what}"),
-            )
-        });
-        Ok(())
+        let what = if written {
+            "message written"
+        } else {
+            "message skipped (seq_no not above the producer's highest)"
+        };
+        let line = format!("write {producer_id}#{seq_no}: ok");
+        self.answer_effect(sim, actor, fault, (line, what), what)
     }
 
-    /// Appends one message unless its producer already wrote that `seq_no`. Runs inside the
-    /// caller's SQLite transaction.
+    /// Appends one message unless its `seq_no` is not greater than its producer's highest
+    /// written one. Runs inside the caller's SQLite transaction.
     fn append(&self, message: &PendingMessage) -> bool {
         let max_seq_no: Option<i64> = self
             .conn
@@ -573,60 +760,90 @@ impl Ydb {
 
     fn commit_fault(&self, sim: &mut Sim, tx: &Tx) -> CommitFault {
         let locks = self.chaos.lock_breaks && !tx.reads.is_empty();
-        match (locks, self.chaos.commit_faults) {
-            (false, false) => CommitFault::None,
-            (true, false) => match sim.choose("ydb:commit", &COMMIT_LOCKS_ONLY) {
-                0 => CommitFault::None,
-                _ => CommitFault::BreakLocks,
-            },
-            (false, true) => match sim.choose("ydb:commit", &COMMIT_NO_LOCKS) {
-                0 => CommitFault::None,
-                1 => CommitFault::UnavailableNotApplied,
-                2 => CommitFault::UndeterminedApplied,
-                _ => CommitFault::UndeterminedNotApplied,
-            },
-            (true, true) => match sim.choose("ydb:commit", &COMMIT_ALL) {
-                0 => CommitFault::None,
-                1 => CommitFault::BreakLocks,
-                2 => CommitFault::UnavailableNotApplied,
-                3 => CommitFault::UndeterminedApplied,
-                _ => CommitFault::UndeterminedNotApplied,
-            },
+        let faults = self.chaos.commit_faults;
+        // The options this commit can meet, in COMMIT_ALL's order (option 0 is "ok").
+        let offered: Vec<usize> = (0..COMMIT_ALL.len())
+            .filter(|&i| match i {
+                0 => true,
+                1 => locks,
+                _ => faults,
+            })
+            .collect();
+        if offered.len() == 1 {
+            return CommitFault::None;
         }
+        let labels: Vec<&'static str> = offered.iter().map(|&i| COMMIT_ALL[i]).collect();
+        COMMIT_FAULTS[offered[sim.choose("ydb:commit", &labels)]]
     }
 
     /// Commits `tx`: checks its locks and offsets, then applies its upserts, messages and
-    /// offset advances in one SQLite transaction — or none of them.
+    /// offset advances in one SQLite transaction — or none of them. Any error ends the
+    /// reader sessions `tx` read through (the SDK reconnects them), so their uncommitted
+    /// messages come back.
     pub fn commit(
         &mut self,
         sim: &mut Sim,
         actor: &'static str,
         tx: Tx,
     ) -> Result<CommitInfo, YdbError> {
-        let fault = self.commit_fault(sim, &tx);
+        let result = self.try_commit(sim, actor, &tx);
+        if result.is_err() {
+            for consumer in &tx.read_through {
+                self.end_read_session(sim, actor, consumer);
+            }
+        }
+        result
+    }
+
+    /// Rolls `tx` back: nothing of it is applied, and the reader sessions it read through
+    /// end, as the SDK's retry loop does after a failed attempt.
+    pub fn rollback(&mut self, sim: &mut Sim, actor: &'static str, tx: Tx) {
+        if tx.read_through.is_empty() {
+            return;
+        }
+        sim.note(actor, || "ROLLBACK".into());
+        for consumer in &tx.read_through {
+            self.end_read_session(sim, actor, consumer);
+        }
+    }
+
+    fn try_commit(
+        &mut self,
+        sim: &mut Sim,
+        actor: &'static str,
+        tx: &Tx,
+    ) -> Result<CommitInfo, YdbError> {
+        let fault = self.commit_fault(sim, tx);
         match fault {
-            CommitFault::UnavailableNotApplied => {
-                self.stats.unavailable += 1;
+            CommitFault::Overloaded => {
+                self.stats.overloaded += 1;
                 sim.event(actor, Glyph::Error, || {
                     (
-                        "COMMIT: UNAVAILABLE".into(),
-                        "node killed; nothing applied".into(),
+                        "COMMIT: OVERLOADED".into(),
+                        "refused before it ran; nothing applied".into(),
                     )
                 });
                 return Err(YdbError {
-                    status: StatusCode::Unavailable,
-                    issue: "node killed during commit",
+                    status: StatusCode::Overloaded,
+                    issue: "a shard's queue is full",
                 });
+            }
+            CommitFault::UnavailableNotApplied => {
+                self.stats.unavailable += 1;
+                sim.event(actor, Glyph::Indefinite, || {
+                    (
+                        "COMMIT: UNAVAILABLE".into(),
+                        "connection lost before the commit ran; not applied".into(),
+                    )
+                });
+                return Err(UNAVAILABLE_COMMIT);
             }
             CommitFault::UndeterminedNotApplied => {
                 self.stats.undetermined += 1;
                 sim.event(actor, Glyph::Indefinite, || {
                     ("COMMIT: UNDETERMINED".into(), "not applied".into())
                 });
-                return Err(YdbError {
-                    status: StatusCode::Undetermined,
-                    issue: "commit outcome unknown",
-                });
+                return Err(UNDETERMINED_COMMIT);
             }
             CommitFault::BreakLocks => {
                 // A concurrent transaction (the breaker) writes the first row this one read:
@@ -650,10 +867,12 @@ impl Ydb {
                     )
                 });
             }
-            CommitFault::None | CommitFault::UndeterminedApplied => {}
+            CommitFault::None
+            | CommitFault::UnavailableApplied
+            | CommitFault::UndeterminedApplied => {}
         }
         let sql = self.conn.unchecked_transaction().expect("begin commit");
-        if let Some(conflict) = self.check_locks(&tx) {
+        if let Some(conflict) = self.check_locks(tx) {
             drop(sql); // rolls back
             self.stats.locks_invalidated += 1;
             sim.event(actor, Glyph::Error, || {
@@ -683,18 +902,16 @@ impl Ydb {
                 info.messages_deduplicated += 1;
             }
         }
-        if let Some(consumer) = tx.consumer {
-            for range in &tx.offsets {
-                self.conn
-                    .prepare_cached(
-                        "INSERT INTO topic_consumer_offsets (consumer, partition, committed)
-                         VALUES (?1, ?2, ?3) ON CONFLICT (consumer, partition)
-                         DO UPDATE SET committed = excluded.committed",
-                    )
-                    .expect("prepare offset")
-                    .execute(params![consumer, range.partition, range.to])
-                    .expect("advance offset");
-            }
+        for (consumer, range) in &tx.offsets {
+            self.conn
+                .prepare_cached(
+                    "INSERT INTO topic_consumer_offsets (consumer, partition, committed)
+                     VALUES (?1, ?2, ?3) ON CONFLICT (consumer, partition)
+                     DO UPDATE SET committed = excluded.committed",
+                )
+                .expect("prepare offset")
+                .execute(params![consumer, range.partition, range.to])
+                .expect("advance offset");
         }
         sql.commit().expect("commit");
         self.stats.commits += 1;
@@ -709,29 +926,32 @@ impl Ydb {
             for (table, key, _) in &tx.upserts {
                 truth.push(format!("{table}{key:?}"));
             }
-            for range in &tx.offsets {
+            for (_, range) in &tx.offsets {
                 truth.push(format!("offset p{} -> {}", range.partition, range.to));
             }
             ("COMMIT".into(), format!("applied: {}", truth.join(", ")))
         });
         self.stats.deduplicated += info.messages_deduplicated as u64;
-        if fault == CommitFault::UndeterminedApplied {
-            self.stats.undetermined += 1;
+        if let Some(error) = fault.after_applied() {
+            if error.status == StatusCode::Unavailable {
+                self.stats.unavailable += 1;
+            } else {
+                self.stats.undetermined += 1;
+            }
             sim.event(actor, Glyph::Indefinite, || {
                 (
-                    "COMMIT: UNDETERMINED".into(),
+                    format!("COMMIT: {}", error.status.name()),
                     "applied; response lost".into(),
                 )
             });
-            return Err(YdbError {
-                status: StatusCode::Undetermined,
-                issue: "commit outcome unknown",
-            });
+            return Err(error);
         }
         Ok(info)
     }
 
-    /// The first lock of `tx` that no longer holds, described; `None` when all hold.
+    /// The first lock of `tx` that no longer holds, described; `None` when all hold. The
+    /// offset ranges of each (consumer, partition) must continue its committed offset, one
+    /// after the other.
     fn check_locks(&self, tx: &Tx) -> Option<String> {
         for read in &tx.reads {
             let now = self.row(read.table, read.key).map_or(0, |(_, v)| v);
@@ -742,15 +962,18 @@ impl Ydb {
                 ));
             }
         }
-        let consumer = tx.consumer?;
-        for range in &tx.offsets {
-            let now = self.committed_offset(consumer, range.partition);
-            if now != range.from {
+        let mut expected: BTreeMap<(&str, i64), i64> = BTreeMap::new();
+        for (consumer, range) in &tx.offsets {
+            let next = expected
+                .entry((consumer, range.partition))
+                .or_insert_with(|| self.committed_offset(consumer, range.partition));
+            if *next != range.from {
                 return Some(format!(
-                    "partition {} read from offset {}, committed offset now {}",
-                    range.partition, range.from, now
+                    "partition {} read from offset {}, but the committed offset is at {}",
+                    range.partition, range.from, next
                 ));
             }
+            *next = range.to;
         }
         None
     }
@@ -808,6 +1031,12 @@ impl Ydb {
     }
 }
 
+/// The error a killed connection gives a plain call.
+const KILLED: YdbError = YdbError {
+    status: StatusCode::Unavailable,
+    issue: "connection killed",
+};
+
 /// A batch in a timeline: its messages as `producer#seq_no` and its offset ranges.
 fn describe(batch: &Batch) -> String {
     if batch.messages.is_empty() {
@@ -833,7 +1062,10 @@ pub struct RetryPolicy {
     pub max_attempts: u32,
     /// The first delay of the fast backoff, in ticks; doubled on each retry.
     pub fast_base: u64,
-    /// Whether the operation may be repeated after an unknown outcome.
+    /// The first delay of the slow backoff (`OVERLOADED`), in ticks; doubled on each retry.
+    pub slow_base: u64,
+    /// Whether the operation may be repeated after an unknown outcome (`UNAVAILABLE`,
+    /// `UNDETERMINED`): true only when running it twice has the effect of running it once.
     pub idempotent: bool,
 }
 
@@ -842,6 +1074,7 @@ impl Default for RetryPolicy {
         RetryPolicy {
             max_attempts: 10,
             fast_base: 2,
+            slow_base: 8,
             idempotent: true,
         }
     }
@@ -854,11 +1087,14 @@ impl RetryPolicy {
         if attempt >= self.max_attempts {
             return None;
         }
-        let retryable = match error.status {
-            StatusCode::Aborted | StatusCode::Unavailable => true,
-            StatusCode::Undetermined => self.idempotent,
+        let base = match error.status {
+            StatusCode::Aborted => Some(self.fast_base),
+            StatusCode::Overloaded => Some(self.slow_base),
+            StatusCode::Unavailable | StatusCode::Undetermined => {
+                self.idempotent.then_some(self.fast_base)
+            }
         };
-        retryable.then(|| self.fast_base << (attempt - 1).min(6))
+        base.map(|base| base << (attempt - 1).min(6))
     }
 }
 

@@ -3,7 +3,7 @@
 //! `_default` stream; `CreateWriteStream`, `AppendRows` with an optional row `offset`,
 //! `GetWriteStream`, `FinalizeWriteStream`, `BatchCommitWriteStreams`; the gRPC codes
 //! `ALREADY_EXISTS`, `OUT_OF_RANGE`, `INVALID_ARGUMENT`, … with a [`StorageErrorCode`]
-//! beside them, and [`RowError`]s for corrupted rows.
+//! beside them, and [`RowError`]s (row index and [`RowErrorCode`]) for corrupted rows.
 //!
 //! Sources (each modelled behaviour has a test in `tests/` that quotes its sentence):
 //!
@@ -40,7 +40,9 @@
 //! * Faults: every `AppendRows`, `FinalizeWriteStream` and `BatchCommitWriteStreams` asks
 //!   the [`Sim`] for its [`Fate`] among the fates the scenario enables ([`Faults`]). A lost
 //!   response is `DEADLINE_EXCEEDED`; "applied later" lands at the start of the service's
-//!   next call. `CreateWriteStream` and `GetWriteStream` always answer.
+//!   next call. A refused `AppendRows` ([`Fate::Rejected`]) is an `AppendRowsResponse`
+//!   whose `error` is `INTERNAL`: rows not accepted, the connection stays usable.
+//!   `CreateWriteStream` and `GetWriteStream` always answer.
 
 use labkit::fault::{Fate, Glyph, Sim};
 use std::collections::BTreeMap;
@@ -68,6 +70,7 @@ pub enum Code {
     AlreadyExists,
     FailedPrecondition,
     OutOfRange,
+    Internal,
     Unavailable,
     DeadlineExceeded,
 }
@@ -80,6 +83,7 @@ impl Code {
             Code::AlreadyExists => "ALREADY_EXISTS",
             Code::FailedPrecondition => "FAILED_PRECONDITION",
             Code::OutOfRange => "OUT_OF_RANGE",
+            Code::Internal => "INTERNAL",
             Code::Unavailable => "UNAVAILABLE",
             Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
         }
@@ -94,7 +98,6 @@ pub enum StorageErrorCode {
     InvalidStreamType,
     InvalidStreamState,
     StreamFinalized,
-    SchemaMismatchExtraFields,
     OffsetAlreadyExists,
     OffsetOutOfRange,
 }
@@ -107,7 +110,6 @@ impl StorageErrorCode {
             StorageErrorCode::InvalidStreamType => "INVALID_STREAM_TYPE",
             StorageErrorCode::InvalidStreamState => "INVALID_STREAM_STATE",
             StorageErrorCode::StreamFinalized => "STREAM_FINALIZED",
-            StorageErrorCode::SchemaMismatchExtraFields => "SCHEMA_MISMATCH_EXTRA_FIELDS",
             StorageErrorCode::OffsetAlreadyExists => "OFFSET_ALREADY_EXISTS",
             StorageErrorCode::OffsetOutOfRange => "OFFSET_OUT_OF_RANGE",
         }
@@ -156,10 +158,27 @@ pub struct StorageError {
     pub error_message: String,
 }
 
-/// `RowError`: the index of a malformed row in the request and why (`FIELDS_ERROR`).
+/// `RowError.RowErrorCode` from storage.proto.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RowErrorCode {
+    /// "One or more fields in the row has errors."
+    FieldsError,
+}
+
+impl RowErrorCode {
+    pub fn name(self) -> &'static str {
+        match self {
+            RowErrorCode::FieldsError => "FIELDS_ERROR",
+        }
+    }
+}
+
+/// `RowError`: "row level error info in a request": the index of the malformed row in the
+/// request, a structured reason and a description.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RowError {
     pub index: usize,
+    pub code: RowErrorCode,
     pub message: String,
 }
 
@@ -250,9 +269,9 @@ impl fmt::Display for AppendError {
             let rows: Vec<String> = self
                 .row_errors
                 .iter()
-                .map(|e| e.index.to_string())
+                .map(|e| format!("{} {}", e.index, e.code.name()))
                 .collect();
-            write!(f, " row_errors at [{}]", rows.join(", "))?;
+            write!(f, " row_errors [{}]", rows.join(", "))?;
         }
         Ok(())
     }
@@ -572,10 +591,12 @@ impl WriteApi {
         };
         let seen: Result<AppendResult, AppendError> = match fate {
             Fate::Ok => outcome.clone().expect("applied"),
+            // An AppendRowsResponse whose `error` is set: the rows were not accepted, and
+            // the connection stays open for the next request.
             Fate::Rejected => Err(AppendError::of(Status::new(
-                Code::Unavailable,
+                Code::Internal,
                 None,
-                "the request was not sent",
+                "server-side error; the rows were not accepted",
             ))),
             _ => Err(AppendError::of(Status::new(
                 Code::DeadlineExceeded,
@@ -583,8 +604,8 @@ impl WriteApi {
                 "no response",
             ))),
         };
-        if fate != Fate::Ok {
-            // The connection is gone; the client has to open a new one.
+        if fate.is_indefinite() {
+            // No response: the connection is gone; the client has to open a new one.
             self.disconnect(connection);
         }
         let glyph = match &seen {
@@ -610,6 +631,7 @@ impl WriteApi {
                 ),
                 (Some(Err(e)), _) if fate != Fate::Ok => format!("refused {e}, response lost"),
                 (None, Fate::AppliedLater) => "still in flight: lands later".into(),
+                (None, Fate::Rejected) => "refused: not applied".into(),
                 (None, _) if fate != Fate::Ok => "not applied".into(),
                 _ => String::new(),
             };
@@ -639,15 +661,18 @@ impl WriteApi {
             .filter_map(|(index, row)| {
                 row.unknown_field.as_ref().map(|field| RowError {
                     index,
-                    message: format!("FIELDS_ERROR: field {field} is not in the table schema"),
+                    code: RowErrorCode::FieldsError,
+                    message: format!("field {field} is not in the table schema"),
                 })
             })
             .collect();
         if !row_errors.is_empty() {
+            // The request fails as a whole (INVALID_ARGUMENT: "a malformed request or data");
+            // the reasons are per row, in `row_errors`.
             return Err(AppendError {
                 status: Status::new(
                     Code::InvalidArgument,
-                    Some(StorageErrorCode::SchemaMismatchExtraFields),
+                    None,
                     "corrupted rows; no row of the request was appended",
                 ),
                 row_errors,

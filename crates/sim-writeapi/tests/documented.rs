@@ -242,20 +242,40 @@ fn a_new_stream_at_offset_zero_accepts_the_same_rows_again() {
 // storage.proto, AppendRowsResponse.row_errors: "If a request failed due to corrupted rows,
 // no rows in the batch will be appended. The API will return row level error info, so that
 // the caller can remove the bad rows and retry the request."
+// RowError: "Index of the malformed row in the request." / "Structured error reason for a
+// row error." RowErrorCode FIELDS_ERROR: "One or more fields in the row has errors."
+// AppendRowsResponse.error: "INVALID_ARGUMENT: Indicates a malformed request or data." The
+// request-level status carries no StorageErrorCode: SCHEMA_MISMATCH_EXTRA_FIELDS ("user
+// schema has extra field than bigquery schema") is about the writer's schema, not a row.
 #[test]
 fn corrupted_rows_append_none_of_the_request_and_report_row_errors() {
     let mut sim = Sim::fault_free();
     let mut api = WriteApi::new(&["t"]);
     let (_, connection) = committed_stream(&mut api, &mut sim);
-    let mut batch = rows("B", 1003..1005);
+    let mut batch = rows("B", 1003..1006);
     batch[1].unknown_field = Some("discount".into());
+    batch[2].unknown_field = Some("coupon".into());
     let error = append(&mut api, &mut sim, &connection, Some(0), batch).unwrap_err();
-    assert_eq!(error.status.code, Code::InvalidArgument);
     assert_eq!(
-        error.row_errors.iter().map(|e| e.index).collect::<Vec<_>>(),
-        [1]
+        (error.status.code, error.status.storage),
+        (Code::InvalidArgument, None)
     );
-    assert!(sources(&api, "t").is_empty());
+    assert_eq!(
+        error
+            .row_errors
+            .iter()
+            .map(|e| (e.index, e.code))
+            .collect::<Vec<_>>(),
+        [
+            (1, RowErrorCode::FieldsError),
+            (2, RowErrorCode::FieldsError)
+        ]
+    );
+    assert!(error.row_errors[0].message.contains("discount"));
+    assert!(
+        sources(&api, "t").is_empty(),
+        "the good row 0 was not appended either"
+    );
     // The caller removes the bad row and retries: the repaired request is appended.
     let repaired = append(
         &mut api,
@@ -271,8 +291,9 @@ fn corrupted_rows_append_none_of_the_request_and_report_row_errors() {
 // AppendRowsRequest in the published RPC reference
 // (https://cloud.google.com/bigquery/docs/reference/storage/rpc/google.cloud.bigquery.storage.v1):
 // "The size of a single AppendRowsRequest must be less than 20 MB in size. Requests larger
-// than this return an error, typically INVALID_ARGUMENT." (Older storage.proto revisions
-// said 10 MB.)
+// than this return an error, typically INVALID_ARGUMENT." The 10 MB figure is in earlier
+// revisions of storage.proto and in the client-library references generated from them
+// (e.g. the Python client's `AppendRowsRequest`).
 #[test]
 fn a_request_over_the_size_limit_is_rejected_and_appends_nothing() {
     let mut sim = Sim::fault_free();
@@ -460,7 +481,10 @@ fn pending_streams_expire_on_the_logical_clock() {
 
 // write-api-batch: "A stream can only be committed once, so if the commit operation fails,
 // it is safe to retry it." A lost commit response followed by a retry: the retry reports
-// STREAM_ALREADY_COMMITTED, and GetWriteStream shows the commit time.
+// STREAM_ALREADY_COMMITTED, and GetWriteStream shows the commit time. The product pages do
+// not say what the retry answers; the code comes from storage.proto's StorageErrorCode
+// ("STREAM_ALREADY_COMMITTED = 2; Stream is already committed."), so this answer is the
+// simulator's reading of the proto (a simplification the chapter lists).
 #[test]
 fn a_lost_commit_response_then_a_retry_reports_already_committed() {
     let mut api = WriteApi::new(&["t"]).with_faults(Faults {
@@ -545,6 +569,50 @@ fn a_committed_stream_has_its_create_time_as_commit_time() {
         .create_write_stream(&mut sim, "t", StreamType::Pending)
         .unwrap();
     assert_eq!(pending.commit_time, None);
+}
+
+// A simplification, not a documented behaviour: FinalizeWriteStream on a stream that is
+// already finalized answers its row_count again. storage.proto says only "Finalize a write
+// stream so that no new data can be appended to the stream" and FinalizeWriteStreamResponse
+// "Number of rows in the finalized stream"; neither it nor the product pages say what a
+// second call answers. The chapter lists this among its simplifications.
+#[test]
+fn a_second_finalize_answers_the_same_row_count() {
+    let mut sim = Sim::fault_free();
+    let mut api = WriteApi::new(&["t"]);
+    let name = pending_with(&mut api, &mut sim, "W1", 2);
+    assert_eq!(api.finalize_write_stream(&mut sim, &name), Ok(2));
+    assert_eq!(api.finalize_write_stream(&mut sim, &name), Ok(2));
+    assert!(sources(&api, "t").is_empty(), "finalize publishes nothing");
+}
+
+// storage.proto, AppendRowsResponse.error: "Error returned when problems were encountered.
+// If present, it indicates rows were not accepted into the system. Users can retry or
+// continue with other append requests within the same connection." ... "INTERNAL: Indicates
+// server side error(s) that can be retried." A refused append (the fault core's definite
+// `Fate::Rejected`) is such a response: nothing appended, the same connection retries.
+#[test]
+fn a_refused_append_accepts_no_row_and_keeps_the_connection() {
+    let mut api = WriteApi::new(&["t"]).with_faults(Faults {
+        append: &[Fate::Ok, Fate::Rejected],
+        ..Faults::NONE
+    });
+    let mut sim = Sim::replaying(&[1]);
+    let (_, connection) = committed_stream(&mut api, &mut sim);
+    let refused = append(&mut api, &mut sim, &connection, Some(0), rows("A", 0..3)).unwrap_err();
+    assert_eq!(refused.status.code, Code::Internal);
+    assert!(
+        !refused.status.is_indefinite(),
+        "a response arrived: definite"
+    );
+    assert!(sources(&api, "t").is_empty());
+    let retry = append(&mut api, &mut sim, &connection, Some(0), rows("A", 0..3)).unwrap();
+    assert_eq!(
+        retry.offset,
+        Some(0),
+        "the same connection, the same offset"
+    );
+    assert_eq!(sources(&api, "t").len(), 3);
 }
 
 // A simplification, not a documented behaviour: BUFFERED streams (storage.proto: "data is

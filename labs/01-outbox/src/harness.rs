@@ -3,7 +3,8 @@
 //! Two SQLite databases on disk: `outbox.db` (orders and their publication intents, the
 //! relay's side) and `receiver.db` (the effects the receiver applied, the outside world).
 //! Between them a network whose every call goes through the fault core: the response can
-//! arrive, be refused (UNAVAILABLE, not applied), be lost after the receiver applied the
+//! arrive, the request can be refused before the receiver applied it (RESOURCE_EXHAUSTED,
+//! definitely not applied), the response can be lost after the receiver applied the
 //! request, be lost with the request (not applied), or the request can land later, after
 //! the relay gave up waiting. The relay process can crash after each of its steps; at a
 //! crash its connection to `outbox.db` is closed and everything in its memory is lost,
@@ -60,8 +61,11 @@ impl From<rusqlite::Error> for ReceiverError {
 pub enum Outcome {
     /// The response arrived.
     Delivered(Delivery),
-    /// UNAVAILABLE: refused before the receiver saw it. Definitely not applied.
-    Unavailable,
+    /// RESOURCE_EXHAUSTED: the receiver refused the request before applying it (it was
+    /// throttled). Definitely not applied: the YDB SDKs retry this code even for a call
+    /// that is not idempotent. (Not UNAVAILABLE: a broken connection's UNAVAILABLE says
+    /// nothing about whether the server applied the call.)
+    ResourceExhausted,
     /// DEADLINE_EXCEEDED: no response. The effect may or may not have been applied.
     DeadlineExceeded,
     /// The receiver refused the request (an identity collision).
@@ -124,7 +128,7 @@ impl Network {
         let outcome = match (fate, &answer) {
             (Fate::Ok, Some(Ok(delivery))) => Outcome::Delivered(*delivery),
             (Fate::Ok, Some(Err(e))) => Outcome::Rejected(format!("{e:?}")),
-            (Fate::Rejected, _) => Outcome::Unavailable,
+            (Fate::Rejected, _) => Outcome::ResourceExhausted,
             _ => Outcome::DeadlineExceeded,
         };
         let glyph = if fate.is_indefinite() {

@@ -5,7 +5,7 @@
 //! crash up). After a crash a new process runs `relay_outbox` again from the start, with
 //! only what `outbox.db` holds. The network can lose a response after the receiver applied
 //! the effect (`Outcome::DeadlineExceeded`), lose the request, refuse it
-//! (`Outcome::Unavailable`), or deliver it later.
+//! (`Outcome::ResourceExhausted`), or deliver it later.
 //!
 //! `apply_effect` runs at the receiver, inside the receiver's own transaction on
 //! `receiver.db` (table `effects (seq, order_id, amount)`).

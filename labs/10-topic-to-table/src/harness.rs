@@ -119,6 +119,7 @@ impl Config {
         policy: RetryPolicy {
             max_attempts: 10,
             fast_base: 2,
+            slow_base: 8,
             idempotent: true,
         },
     };
@@ -133,6 +134,7 @@ impl Config {
         policy: RetryPolicy {
             max_attempts: 10,
             fast_base: 2,
+            slow_base: 8,
             idempotent: true,
         },
     };
@@ -149,6 +151,9 @@ pub struct Signals {
     pub app_duplicates: u64,
     /// "Transaction locks invalidated" aborts (`topic_tx_tli`).
     pub aborts: u64,
+    /// Commits refused with `OVERLOADED` (nothing applied).
+    pub overloaded: u64,
+    /// Calls that failed `UNAVAILABLE` (a killed connection; a commit may have applied).
     pub unavailable: u64,
     pub undetermined: u64,
     /// Messages the validator accepted.
@@ -299,7 +304,7 @@ impl Run<'_> {
     fn fail(&mut self, index: usize, error: YdbError, side: usize) {
         match error.status {
             StatusCode::Aborted => self.marks.push((self.now, Mark::Abort)),
-            StatusCode::Unavailable | StatusCode::Undetermined => {
+            StatusCode::Overloaded | StatusCode::Unavailable | StatusCode::Undetermined => {
                 self.marks.push((self.now, Mark::Unavailable))
             }
         }
@@ -329,7 +334,11 @@ impl Run<'_> {
                         self.actors[index].open = Some(Open::Produce(tx));
                         self.actors[index].wake_at = self.now + 1;
                     }
-                    Err(error) => self.fail(index, error, WRITE),
+                    Err(error) => {
+                        let actor = self.producers[index].actor;
+                        self.db.rollback(self.sim, actor, tx);
+                        self.fail(index, error, WRITE);
+                    }
                 }
             }
             Some(Open::Produce(tx)) => {
@@ -381,7 +390,12 @@ impl Run<'_> {
                             actor.wake_at = self.now + 1;
                         }
                     }
-                    Err(error) => self.fail(index, error, READ),
+                    Err(error) => {
+                        // The retry loop rolls the attempt back, which also ends the reader
+                        // session it read through: the next attempt reads the batch again.
+                        self.db.rollback(self.sim, self.consumer.actor, tx);
+                        self.fail(index, error, READ);
+                    }
                 }
             }
             Some(Open::Consume(tx, batch)) => {
@@ -392,7 +406,8 @@ impl Run<'_> {
                         self.actors[index].wake_at = self.now + 1;
                     }
                     Err(error) => {
-                        if error.status == StatusCode::Undetermined {
+                        // UNAVAILABLE and UNDETERMINED may have committed the batch.
+                        if error.status.is_indefinite() {
                             self.unknown_batch = Some(batch);
                         }
                         self.fail(index, error, READ);
@@ -564,6 +579,7 @@ pub fn run_pipeline(sim: &mut Sim, config: Config, protocol: Protocol) -> Outcom
         redelivered: stats.redelivered,
         app_duplicates: run.validator.app_duplicates,
         aborts: stats.locks_invalidated,
+        overloaded: stats.overloaded,
         unavailable: stats.unavailable,
         undetermined: stats.undetermined,
         delivered: run.validator.delivered,
@@ -796,12 +812,15 @@ pub fn figures() -> Vec<(&'static str, String)> {
     .note("producer tx", "seq_no += 1 only after Ok")
     .divider("consumer: retry_tx until commit")
     .call("consumer tx", "topic", "receive_batch_with_tx")
-    .reply("topic", "consumer tx", "batch from committed offset")
+    .reply("topic", "consumer tx", "next batch of the read session")
     .call("consumer tx", "sink", "UPSERT (writer_id, seq_no)")
     .call("consumer tx", "hot[k]", "SELECT + UPSERT val + 1")
     .reply("topic", "consumer tx", "COMMIT: offset + rows, or neither")
-    .crash("consumer tx", "ABORTED (TLI) / UNAVAILABLE")
-    .note("consumer tx", "retry re-reads from the committed offset")
+    .crash("consumer tx", "ABORTED / OVERLOADED / UNAVAILABLE")
+    .note(
+        "consumer tx",
+        "a new read session starts at the committed offset",
+    )
     .to_svg();
 
     let outcome = seeded_run(

@@ -5,9 +5,10 @@ use crate::harness::{
     BATCH, CONSUMER, Config, Consumer, Outcome, Producer, Protocol, SINK, aborts_with_hot_keys,
     bump_hot_row, decode_payload, encode_payload, seeded_run,
 };
-use labkit::fault::Sim;
+use labkit::fault::{self, Scope, Sim};
 use labkit::{Observation, Report};
-use sim_topic::{Batch, Chaos, Tx, Ydb, YdbError};
+use sim_topic::{Batch, Chaos, StatusCode, Tx, Ydb, YdbError};
+use std::cell::RefCell;
 
 // ANCHOR: outside
 /// A producer that writes its message with the plain writer, outside the table
@@ -115,7 +116,7 @@ const CONSUMER_OFFSET_AT_READ: Protocol = Protocol {
 pub const OBSERVE_SEED: u64 = 0xA8C2;
 
 /// Where the next batch starts after a consumer transaction rolled back: reads a batch in a
-/// transaction, drops the transaction, reads again. Returns (first offset, offset again).
+/// transaction, rolls the transaction back, reads again. Returns (first offset, offset again).
 fn offset_after_rollback() -> (i64, i64) {
     let mut db = Ydb::in_memory(1, Chaos::NONE);
     db.create_table(SINK);
@@ -130,12 +131,76 @@ fn offset_after_rollback() -> (i64, i64) {
         let batch = db
             .receive_batch_with_tx(sim, "consumer", &mut tx, CONSUMER, 2)
             .expect("no chaos here");
+        db.rollback(sim, "consumer", tx);
         batch.messages.first().map_or(-1, |m| m.offset)
-        // `tx` is dropped here without a commit: a rollback.
     };
     let first = first_offset(&mut db, &mut sim);
     let again = first_offset(&mut db, &mut sim);
     (first, again)
+}
+
+/// Reads a batch in a transaction and, while that transaction is still open (nothing
+/// committed), reads again through the same reader session. Returns both reads' offsets.
+fn reads_while_uncommitted() -> (Vec<i64>, Vec<i64>) {
+    let mut db = Ydb::in_memory(1, Chaos::NONE);
+    let mut sim = Sim::fault_free();
+    for seq_no in 1..=4 {
+        let payload = encode_payload(0, seq_no, 0);
+        db.write(&mut sim, "p0", 0, seq_no, payload)
+            .expect("no chaos here");
+    }
+    let mut read = |tx: &mut Tx| {
+        let batch = db
+            .receive_batch_with_tx(&mut sim, "consumer", tx, CONSUMER, 2)
+            .expect("no chaos here");
+        batch
+            .messages
+            .iter()
+            .map(|m| m.offset)
+            .collect::<Vec<i64>>()
+    };
+    let mut open = Tx::default();
+    let first = read(&mut open);
+    let mut next = Tx::default();
+    let second = read(&mut next);
+    (first, second)
+}
+
+/// Every fate of one consumer commit (a batch, its sink rows, its offset advance): for
+/// each commit that answered `UNAVAILABLE`, whether it had been applied (the committed
+/// offset moved and the sink row exists).
+fn unavailable_commits_applied() -> Vec<bool> {
+    let scope = Scope {
+        lab: "10",
+        scenario: "one-commit",
+        max_faults: 1,
+    };
+    let applied = RefCell::new(Vec::new());
+    fault::explore_all(scope, |sim| {
+        let chaos = Chaos {
+            commit_faults: true,
+            ..Chaos::NONE
+        };
+        let mut db = Ydb::in_memory(1, chaos);
+        db.create_table(SINK);
+        db.write(sim, "p0", 0, 1, encode_payload(0, 1, 0))
+            .expect("plain writes meet no faults here");
+        let mut tx = db.begin();
+        let batch = db
+            .receive_batch_with_tx(sim, "consumer", &mut tx, CONSUMER, BATCH)
+            .expect("reads meet no faults here");
+        upsert_batch(&db, &mut tx, &batch);
+        if let Err(error) = db.commit(sim, "consumer", tx)
+            && error.status == StatusCode::Unavailable
+        {
+            let moved = db.committed_offsets(CONSUMER)[0] > 0;
+            applied
+                .borrow_mut()
+                .push(moved && !db.all_rows(SINK).is_empty());
+        }
+        Ok(())
+    });
+    applied.into_inner()
 }
 
 fn summary(outcome: &Outcome) -> serde_json::Value {
@@ -144,6 +209,7 @@ fn summary(outcome: &Outcome) -> serde_json::Value {
         "lost": s.lost,
         "duplicates_redelivered": s.redelivered,
         "aborts_tli": s.aborts,
+        "overloaded": s.overloaded,
         "unavailable": s.unavailable,
         "undetermined": s.undetermined,
         "delivered": s.delivered,
@@ -241,13 +307,14 @@ pub fn signals_page() -> String {
     page.push_str(&format!(
         "\nUnder the same seed the plain writer lost {} messages and the offset committed at \
          read lost {}. The one-transaction pipeline lost {}, while {} of its commits were \
-         aborted and {} more failed (`UNAVAILABLE`) or ended unknown (`UNDETERMINED`). With \
-         eight producers and no other faults, one hot row cost {} aborts and eight hot rows \
-         {}.\n",
+         aborted, {} were refused (`OVERLOADED`) and {} calls failed with an unknown outcome \
+         (`UNAVAILABLE`, `UNDETERMINED`). With eight producers and no other faults, one hot \
+         row cost {} aborts and eight hot rows {}.\n",
         r.outside.signals.lost,
         r.offset_at_read.signals.lost,
         s.lost,
         s.aborts,
+        s.overloaded,
         s.unavailable + s.undetermined,
         r.aborts_one_row,
         r.aborts_eight_rows,
@@ -284,6 +351,14 @@ pub fn run() -> Report {
         "a rolled-back consumer transaction gets the same messages again",
         s.redelivered > 0,
     );
+    let (first_read, second_read) = reads_while_uncommitted();
+    obs.check(
+        "a reader session delivers the messages after a batch that is not committed yet",
+        match (first_read.last(), second_read.first()) {
+            (Some(last), Some(next)) => *next == last + 1,
+            _ => false,
+        },
+    );
     obs.check(
         "a redelivered message is committed to the sink a second time",
         // The validator counts commits of messages it had already seen; the audit's
@@ -305,6 +380,11 @@ pub fn run() -> Report {
     obs.check(
         "an aborted producer transaction leaves a gap in its sequence",
         s.aborts > 0 && s.lost > 0,
+    );
+    let unavailable_applied = unavailable_commits_applied();
+    obs.check(
+        "a commit that answers UNAVAILABLE applied nothing",
+        unavailable_applied.iter().all(|applied| !applied),
     );
 
     let lost = s.lost;
@@ -352,6 +432,13 @@ pub fn run() -> Report {
     summary["offset_at_read_lost"] = serde_json::json!(offset_at_read.signals.lost);
     summary["aborts_1_hot_row"] = serde_json::json!(aborts_one_row);
     summary["aborts_8_hot_rows"] = serde_json::json!(aborts_eight_rows);
+    summary["reads_while_the_first_batch_is_uncommitted"] =
+        serde_json::json!(format!("{first_read:?} then {second_read:?}"));
+    summary["unavailable_commits_applied"] = serde_json::json!(format!(
+        "{} of {}",
+        unavailable_applied.iter().filter(|a| **a).count(),
+        unavailable_applied.len()
+    ));
     obs.finish(Some(rusqlite_version()), summary)
 }
 

@@ -1,9 +1,9 @@
 //! Your part: the producer transaction and the consumer transaction.
 //!
 //! The harness runs them inside the SDK's retry loop: it begins a transaction, calls your
-//! body, commits the transaction when the body returns `Ok`, and on `ABORTED`,
-//! `UNAVAILABLE` or `UNDETERMINED` drops it and calls the body again (with backoff on the
-//! simulated clock). After a successful commit of a producer transaction it calls
+//! body, commits the transaction when the body returns `Ok`, and on an error (`ABORTED`,
+//! `OVERLOADED`, `UNAVAILABLE`, `UNDETERMINED`) rolls it back and calls the body again (with
+//! backoff on the simulated clock). After a successful commit of a producer transaction it calls
 //! `produced`; after a successful commit of a consumer transaction it feeds the batch to the
 //! validator.
 //!

@@ -19,7 +19,7 @@ pub fn relay_outbox(relay: &mut Relay) -> Result<(), Crash> {
             // No answer, or a refusal: the effect may or may not exist. Leave the intent
             // unsent; the next run sends it again under the same identity, and the
             // receiver recognises it if it was applied.
-            Outcome::DeadlineExceeded | Outcome::Unavailable | Outcome::Rejected(_) => {}
+            Outcome::DeadlineExceeded | Outcome::ResourceExhausted | Outcome::Rejected(_) => {}
         }
     }
     Ok(())

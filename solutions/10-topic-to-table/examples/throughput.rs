@@ -10,7 +10,7 @@
 //!
 //! * the pipeline: producer transactions (hot row + message) and consumer transactions
 //!   (batch + sink rows + hot row + offset), with seeded chaos on (killed connections,
-//!   failed and unknown commits, lock conflicts) and the retry loop; every run is audited
+//!   refused and unknown commits, lock conflicts) and the retry loop; every run is audited
 //!   (exactly once in the sink) before its rate counts;
 //! * the baseline: the same statements as plain SQLite transactions on the same kind of
 //!   in-memory database, with no simulator, no faults and no retries.
@@ -171,13 +171,14 @@ fn main() {
         CHAOS_RATE.1 / CHAOS_RATE.0
     );
     println!(
-        "{:>9}  {:>14}  {:>14}  {:>6}  {:>7}  {:>7}  {:>6}  {:>9}",
+        "{:>9}  {:>14}  {:>14}  {:>6}  {:>7}  {:>7}  {:>7}  {:>6}  {:>9}",
         "producers",
         "pipeline msg/s",
         "plain tx msg/s",
         "ratio",
         "aborts",
-        "unavail",
+        "overld",
+        "unknown",
         "lost",
         "p50/p99"
     );
@@ -198,9 +199,10 @@ fn main() {
         }
         let s = last.expect("one round").signals;
         println!(
-            "{producers:>9}  {best_pipeline:>14.0}  {best_plain:>14.0}  {:>6.2}  {:>7}  {:>7}  {:>6}  {:>4}/{:<4}",
+            "{producers:>9}  {best_pipeline:>14.0}  {best_plain:>14.0}  {:>6.2}  {:>7}  {:>7}  {:>7}  {:>6}  {:>4}/{:<4}",
             best_pipeline / best_plain,
             s.aborts,
+            s.overloaded,
             s.unavailable + s.undetermined,
             s.lost,
             s.e2e_p50,

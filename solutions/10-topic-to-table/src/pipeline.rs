@@ -1,10 +1,10 @@
 //! The producer transaction and the consumer transaction, solved.
 //!
 //! The harness runs them inside the SDK's retry loop: it begins a transaction, calls the
-//! body, commits when the body returns `Ok`, and on `ABORTED`, `UNAVAILABLE` or
-//! `UNDETERMINED` drops the transaction and calls the body again. After a successful commit
-//! of a producer transaction it calls `produced`; after a successful commit of a consumer
-//! transaction it feeds the batch to the validator.
+//! body, commits when the body returns `Ok`, and on an error (`ABORTED`, `OVERLOADED`,
+//! `UNAVAILABLE`, `UNDETERMINED`) rolls the transaction back and calls the body again. After
+//! a successful commit of a producer transaction it calls `produced`; after a successful
+//! commit of a consumer transaction it feeds the batch to the validator.
 
 use crate::harness::{
     BATCH, CONSUMER, Consumer, Producer, SINK, bump_hot_row, decode_payload, encode_payload,
@@ -27,8 +27,8 @@ pub fn produce(
     let payload = encode_payload(producer.writer_id, seq_no, producer.now);
     tx.write(producer.writer_id, seq_no, payload);
     // The sequence number stays: a retried attempt must write the same seq_no, so an
-    // aborted attempt leaves no gap, and a commit that was applied although its response
-    // was lost (UNDETERMINED) is recognised by the topic's deduplication.
+    // aborted attempt leaves no gap, and a commit that was applied although its answer
+    // was an error (UNAVAILABLE, UNDETERMINED) is recognised by the topic's deduplication.
     Ok(())
 }
 

@@ -33,7 +33,11 @@ impl std::error::Error for Crash {}
 pub enum Fate {
     /// Applied, and the response arrives.
     Ok,
-    /// Refused before it was applied, with a definite error (e.g. UNAVAILABLE, ABORTED).
+    /// Refused before it was applied, with an error that says so (e.g. ABORTED from a
+    /// commit, OVERLOADED or RESOURCE_EXHAUSTED from an overloaded server, an AppendRows
+    /// response carrying `error`). Never a transport UNAVAILABLE: a broken connection says
+    /// nothing about whether the server applied the call (google.rpc.Code: "it is not
+    /// always safe to retry non-idempotent operations").
     Rejected,
     /// Applied, but the response is lost: the caller sees an indefinite error
     /// (e.g. DEADLINE_EXCEEDED).
