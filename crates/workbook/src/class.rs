@@ -59,6 +59,9 @@ pub struct ClassGrade {
     pub sandboxed: bool,
     pub rows: Vec<Row>,
     pub learners: Vec<Grade>,
+    /// How long each submission took to grade, in seconds, in the order graded (the
+    /// first one pays for building the workbook's dependencies).
+    pub seconds: Vec<f64>,
 }
 
 /// What was taken from one submission for one lab.
@@ -207,8 +210,38 @@ fn learner_name(dir: &Path) -> String {
         .unwrap_or_else(|| dir.display().to_string())
 }
 
-/// `cargo labs grade-class`.
+/// `cargo labs grade-class`: grades, writes the files asked for, prints the summary.
 pub fn grade_class(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> Result<()> {
+    let class = grade_submissions(wb, dirs, options)?;
+    if let Some(path) = &options.json {
+        let text = serde_json::to_string_pretty(&class)
+            .map_err(|e| Error::io("cannot write the JSON", e.into()))?;
+        std::fs::write(path, text + "\n").map_err(|e| Error::writing(path, e))?;
+    }
+    if let Some(path) = &options.csv {
+        std::fs::write(path, csv(&class.rows)).map_err(|e| Error::writing(path, e))?;
+    }
+    if options.classroom {
+        let format = if options.base64 {
+            "classroom-base64"
+        } else {
+            "classroom"
+        };
+        return print_grade(&class.learners[0], format);
+    }
+    for grade in &class.learners {
+        println!(
+            "{:<24} {:>7} / {}",
+            grade.learner.as_deref().unwrap_or("?"),
+            grade.points,
+            grade.max_points
+        );
+    }
+    Ok(())
+}
+
+/// Grades every submission in `dirs` and returns the class's grades.
+pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> Result<ClassGrade> {
     for dir in dirs {
         if !dir.is_dir() {
             return Err(Error::input(format!("{} is not a folder", dir.display())));
@@ -290,6 +323,7 @@ pub fn grade_class(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> Result
         sandboxed: sandbox.is_some(),
         rows: Vec::new(),
         learners: Vec::new(),
+        seconds: Vec::new(),
     };
     for (i, submission) in submissions.iter().enumerate() {
         let learner = learner_name(submission);
@@ -360,39 +394,15 @@ pub fn grade_class(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> Result
                 sandboxed,
             });
         }
+        let seconds = started.elapsed().as_secs_f64();
         eprintln!(
-            "  {learner}: {} / {} points in {:.1} s",
-            grade.points,
-            grade.max_points,
-            started.elapsed().as_secs_f64()
+            "  {learner}: {} / {} points in {seconds:.1} s",
+            grade.points, grade.max_points
         );
         class.learners.push(grade);
+        class.seconds.push(seconds);
     }
-    if let Some(path) = &options.json {
-        let text = serde_json::to_string_pretty(&class)
-            .map_err(|e| Error::io("cannot write the JSON", e.into()))?;
-        std::fs::write(path, text + "\n").map_err(|e| Error::writing(path, e))?;
-    }
-    if let Some(path) = &options.csv {
-        std::fs::write(path, csv(&class.rows)).map_err(|e| Error::writing(path, e))?;
-    }
-    if options.classroom {
-        let format = if options.base64 {
-            "classroom-base64"
-        } else {
-            "classroom"
-        };
-        return print_grade(&class.learners[0], format);
-    }
-    for grade in &class.learners {
-        println!(
-            "{:<24} {:>7} / {}",
-            grade.learner.as_deref().unwrap_or("?"),
-            grade.points,
-            grade.max_points
-        );
-    }
-    Ok(())
+    Ok(class)
 }
 
 /// The rows as CSV (RFC 4180: fields with a comma, a quote or a line break are quoted).

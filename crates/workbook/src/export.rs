@@ -57,8 +57,9 @@ fn excluded(rel: &str) -> bool {
         || (rel.starts_with("labs/") && rel.ends_with("/lab.toml"))
 }
 
-/// Every file under `dir`, as paths relative to `root` with `/` separators, sorted.
-fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
+/// Every file under `dir` that `keep` keeps, as paths relative to `root` with `/`
+/// separators, sorted.
+fn walk(root: &Path, dir: &Path, keep: fn(&str) -> bool, out: &mut Vec<String>) -> Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| Error::reading(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -70,12 +71,12 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
             .unwrap_or(&path)
             .to_string_lossy()
             .replace('\\', "/");
-        if excluded(&rel) {
+        if !keep(&rel) {
             continue;
         }
         let meta = std::fs::symlink_metadata(&path).map_err(|e| Error::reading(&path, e))?;
         if meta.is_dir() {
-            walk(root, &path, out)?;
+            walk(root, &path, keep, out)?;
         } else if meta.is_file() {
             out.push(rel);
         }
@@ -212,7 +213,7 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
     }
     let root = &wb.root;
     let mut files = Vec::new();
-    walk(root, root, &mut files)?;
+    walk(root, root, |rel| !excluded(rel), &mut files)?;
     // A learner file is exported as published (the starter), whatever the working copy
     // holds now; it is written below, with the other per-lab files.
     let learner_files: Vec<String> = wb
@@ -235,7 +236,7 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
     let editions = root.join(EDITION_FILES);
     let mut edition_files = Vec::new();
     if editions.is_dir() {
-        walk(&editions, &editions, &mut edition_files)?;
+        walk(&editions, &editions, |_| true, &mut edition_files)?;
     }
     for rel in &edition_files {
         let source = editions.join(rel);
@@ -259,6 +260,7 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
         )?;
         for file in &lab.meta.learner_files {
             let starter = crate::commands::published_starter(root, lab, file)?;
+            write(dir, &lab.learner_path(file), starter.as_bytes())?;
             write(
                 dir,
                 &format!("{}/{slug}/{file}", crate::commands::STARTERS),
@@ -272,7 +274,7 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
     let mut leaks = Vec::new();
     let mut count = 0;
     let mut all = Vec::new();
-    walk(dir, dir, &mut all)?;
+    walk(dir, dir, |_| true, &mut all)?;
     for rel in &all {
         count += 1;
         let chapter = rel.starts_with("book/src/") && rel.ends_with(".md");
