@@ -1,49 +1,19 @@
 //! The CLI's answers to bad input: a clear message, a non-zero exit, and nothing the
 //! learner wrote lost. Each test works in a scratch copy of the workbook's metadata.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{repo, stderr, stdout};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
-
-static SCRATCH: AtomicU32 = AtomicU32::new(0);
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 /// A scratch workbook with lab 01's metadata and starter file.
-fn scratch() -> PathBuf {
-    let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
-    let root = std::env::temp_dir().join(format!("boundary-cli-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let lab = root.join("labs/01-outbox");
-    std::fs::create_dir_all(lab.join("src")).unwrap();
-    std::fs::write(root.join("book.toml"), "[book]\n").unwrap();
-    for file in ["lab.toml", "src/relay.rs"] {
-        std::fs::copy(repo().join("labs/01-outbox").join(file), lab.join(file)).unwrap();
-    }
-    root
+fn scratch() -> std::path::PathBuf {
+    common::lab01_metadata()
 }
 
 fn labs(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_workbook"))
-        .args(args)
-        .env("BOUNDARY_LABS_ROOT", root)
-        .env_remove("BOUNDARY_LABS_STATE")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::run_cli(root, args)
 }
 
 #[test]

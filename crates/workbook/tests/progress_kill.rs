@@ -11,10 +11,9 @@ use rusqlite::Connection;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use workbook::progress::Progress;
 
-static SCRATCH: AtomicU32 = AtomicU32::new(0);
+mod common;
 
 /// Set in the recorder's environment: the state folder it writes to.
 const RECORDER_STATE: &str = "PROGRESS_KILL_RECORDER_STATE";
@@ -50,39 +49,13 @@ fn record_forever(state: &Path) -> ! {
     }
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
 /// A scratch workbook with lab 01's metadata and starter file.
 fn scratch() -> PathBuf {
-    let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
-    let root = std::env::temp_dir().join(format!("boundary-kill-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let lab = root.join("labs/01-outbox");
-    std::fs::create_dir_all(lab.join("src")).unwrap();
-    std::fs::write(root.join("book.toml"), "[book]\n").unwrap();
-    for file in ["lab.toml", "src/relay.rs"] {
-        std::fs::copy(repo().join("labs/01-outbox").join(file), lab.join(file)).unwrap();
-    }
-    root
-}
-
-fn labs(root: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_workbook"));
-    command
-        .args(args)
-        .env("BOUNDARY_LABS_ROOT", root)
-        .env_remove("BOUNDARY_LABS_STATE")
-        .env("NO_COLOR", "1");
-    command
+    common::lab01_metadata()
 }
 
 fn run(root: &Path, args: &[&str]) -> Output {
-    labs(root, args).output().unwrap()
+    common::run_cli(root, args)
 }
 
 /// Starts the recorder, reads `wanted` committed seqs, kills it with SIGKILL, and returns

@@ -68,7 +68,11 @@ fn scratch() -> PathBuf {
         let from = repo().join("labs").join(lab);
         let to = root.join("labs").join(lab);
         std::fs::create_dir_all(to.join("src")).unwrap();
-        std::fs::copy(from.join("lab.toml"), to.join("lab.toml")).unwrap();
+        for meta in ["lab.toml", "key.txt"] {
+            if from.join(meta).exists() {
+                std::fs::copy(from.join(meta), to.join(meta)).unwrap();
+            }
+        }
         for file in std::fs::read_dir(from.join("src")).unwrap() {
             let file = file.unwrap().path();
             std::fs::copy(&file, to.join("src").join(file.file_name().unwrap())).unwrap();
