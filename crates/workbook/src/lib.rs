@@ -4,6 +4,7 @@
 //! never links lab code.
 
 pub mod blob;
+pub mod bookpp;
 pub mod class;
 pub mod commands;
 pub mod compile;
@@ -13,6 +14,7 @@ pub mod grade;
 pub mod integrity;
 pub mod keys;
 pub mod meta;
+pub mod mutants;
 pub mod predictions;
 pub mod process;
 pub mod progress;

@@ -197,6 +197,10 @@ fn dispatch(args: &[String]) -> Result<()> {
             ))),
         };
     }
+    if command == "mdbook-preprocessor" {
+        // Run by mdBook itself (book.toml), from the book's root: no workbook needed.
+        return workbook::bookpp::run(rest);
+    }
     let cwd = std::env::current_dir().map_err(|e| Error::io("cannot read the folder", e))?;
     let wb = Workbook::load(find_root(&cwd)?)?;
     let mut opts = Args {

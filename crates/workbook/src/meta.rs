@@ -92,7 +92,7 @@ pub struct LabMeta {
 }
 
 /// What the run explains and the grade scores predictions against: one entry per item,
-/// in the lab's order, and the hints.
+/// in the lab's order; the hints; and the diagnoses `check` may name.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LabKey {
@@ -102,6 +102,32 @@ pub struct LabKey {
     pub questions: Vec<QuestionKey>,
     #[serde(default)]
     pub hints: Vec<String>,
+    #[serde(rename = "diagnosis", default)]
+    pub diagnoses: Vec<Diagnosis>,
+}
+
+/// A misconception the chapter names, and the failure that reveals it: which graded tests
+/// fail, and which invariant the first failing test reports. Each diagnosis comes from a
+/// wrong solution in the teacher's catalogue (`solutions/NN-*/mutants/`), and the gate
+/// proves that wrong solution fails exactly so.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Diagnosis {
+    /// The misconception, in the chapter's words.
+    pub misconception: String,
+    /// Where the chapter teaches it: `01-outbox.md#heading-anchor`.
+    pub section: String,
+    pub signature: Signature,
+}
+
+/// How a graded run failed: the failing tests (in the suite's order) and the invariant
+/// the first of them reports (`None` when it failed on a plain assertion).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Signature {
+    pub fails: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invariant: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -234,7 +260,10 @@ impl Lab {
             })?;
             crate::keys::decode(&meta.id, &text)?
         };
-        let lab = Lab { dir, meta, key };
+        let mut lab = Lab { dir, meta, key };
+        if lab.key.diagnoses.is_empty() {
+            lab.key.diagnoses = crate::mutants::diagnoses(&lab)?;
+        }
         lab.key_matches_items()?;
         Ok(lab)
     }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{repo, stderr, stdout};
+use common::{stderr, stdout};
 use std::path::Path;
 use std::process::{Command, Output};
 

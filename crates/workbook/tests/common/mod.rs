@@ -96,15 +96,11 @@ pub struct TinyLab<'a> {
 /// predictions that answer both claims `yes`.
 pub fn tiny_workbook(what: &str, labs: &[TinyLab<'_>]) -> PathBuf {
     let root = scratch_dir(what);
-    let labkit = repo().join("crates/labkit");
+    // The lab kit is copied in, so the workbook is whole on its own: `grade-class` exports
+    // it and builds the export in a sandbox that shows nothing outside it.
+    copy_tree(&repo().join("crates/labkit"), &root.join("crates/labkit"));
     write(&root.join("book.toml"), "[book]\n");
-    write(
-        &root.join("Cargo.toml"),
-        &format!(
-            "[workspace]\nresolver = \"3\"\nmembers = [\"labs/*\"]\n\n[workspace.dependencies]\nlabkit = {{ path = {:?} }}\n",
-            labkit.display().to_string()
-        ),
-    );
+    write(&root.join("Cargo.toml"), &tiny_manifest());
     for lab in labs {
         let (number, id) = (lab.number, lab.id);
         let dir = root.join(format!("labs/{number}-{id}"));
@@ -151,6 +147,45 @@ pub fn tiny_workbook(what: &str, labs: &[TinyLab<'_>]) -> PathBuf {
         );
     }
     root
+}
+
+/// The tiny workspace's manifest: the workbook's package settings, lints and the lab kit's
+/// dependencies, with the kit itself in `crates/labkit`.
+fn tiny_manifest() -> String {
+    let real: toml::Table =
+        toml::from_str(&std::fs::read_to_string(repo().join("Cargo.toml")).unwrap()).unwrap();
+    let workspace = real["workspace"].as_table().unwrap();
+    let mut dependencies = toml::Table::new();
+    for name in ["serde", "serde_json"] {
+        dependencies.insert(name.into(), workspace["dependencies"][name].clone());
+    }
+    let mut labkit = toml::Table::new();
+    labkit.insert("path".into(), "crates/labkit".into());
+    dependencies.insert("labkit".into(), labkit.into());
+    let mut tiny = toml::Table::new();
+    tiny.insert("resolver".into(), "3".into());
+    tiny.insert("members".into(), vec!["labs/*".to_string()].into());
+    tiny.insert("package".into(), workspace["package"].clone());
+    tiny.insert("lints".into(), workspace["lints"].clone());
+    tiny.insert("dependencies".into(), dependencies.into());
+    let mut manifest = toml::Table::new();
+    manifest.insert("workspace".into(), tiny.into());
+    toml::to_string(&manifest).unwrap()
+}
+
+/// Copies the files under `from` to `to` (no build products).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        if source.is_dir() {
+            if entry.file_name() != "target" {
+                copy_tree(&source, &target);
+            }
+        } else {
+            std::fs::copy(&source, &target).unwrap();
+        }
+    }
 }
 
 /// Seals `answers` (item id → `yes`/`no`/a letter) for the lab in `root/labs/<slug>` the

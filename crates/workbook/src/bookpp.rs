@@ -1,0 +1,117 @@
+//! The book's one preprocessor (`[preprocessor.dedent]` in book.toml runs
+//! `cargo labs mdbook-preprocessor`): after mdBook has expanded the includes, every
+//! fenced code block loses the indentation all its lines share, so a method included
+//! from inside an `impl` starts at the left margin instead of four or eight columns in.
+//! mdBook itself keeps the indentation (rust-lang/mdBook#1430).
+//!
+//! The protocol: mdBook runs `… supports RENDERER` (exit 0: yes), then `…` with
+//! `[context, book]` as JSON on stdin, and reads the book back as JSON on stdout. The book
+//! is walked as plain JSON, so the preprocessor does not depend on mdBook's crates.
+
+use serde_json::Value;
+
+/// `text` with every fenced code block dedented.
+pub fn dedent_code_blocks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut block: Option<(String, Vec<&str>)> = None;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let fence = trimmed.starts_with("```") || trimmed.starts_with("~~~");
+        match (&mut block, fence) {
+            (None, true) => {
+                out.push_str(line);
+                block = Some((trimmed[..3].to_string(), Vec::new()));
+            }
+            (Some((marker, lines)), true) if trimmed.starts_with(marker.as_str()) => {
+                out.push_str(&dedent(lines));
+                out.push_str(line);
+                block = None;
+            }
+            (Some((_, lines)), _) => lines.push(line),
+            (None, false) => out.push_str(line),
+        }
+    }
+    if let Some((_, lines)) = block {
+        // An unclosed fence: leave what follows as it was.
+        out.extend(lines);
+    }
+    out
+}
+
+/// The lines without the leading whitespace all non-blank ones share.
+pub fn dedent(lines: &[&str]) -> String {
+    let common = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+        .min()
+        .unwrap_or(0);
+    lines
+        .iter()
+        .map(|l| {
+            if l.trim().is_empty() {
+                l.trim_start_matches([' ', '\t']).to_string()
+            } else {
+                l[common..].to_string()
+            }
+        })
+        .collect()
+}
+
+/// Dedents the content of every chapter of a book given as JSON.
+fn walk(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(content)) = map.get_mut("content") {
+                *content = dedent_code_blocks(content);
+            }
+            for (_, child) in map.iter_mut() {
+                walk(child);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(walk),
+        _ => {}
+    }
+}
+
+/// `cargo labs mdbook-preprocessor [supports RENDERER]`.
+pub fn run(args: &[&str]) -> crate::error::Result<()> {
+    use crate::error::Error;
+    if args.first() == Some(&"supports") {
+        return Ok(());
+    }
+    let input: Value = serde_json::from_reader(std::io::stdin().lock())
+        .map_err(|e| Error::input(format!("mdBook sent something that is not JSON: {e}")))?;
+    let Value::Array(mut pair) = input else {
+        return Err(Error::input("mdBook sent no [context, book] pair"));
+    };
+    let mut book = pair.pop().unwrap_or(Value::Null);
+    walk(&mut book);
+    serde_json::to_writer(std::io::stdout().lock(), &book)
+        .map_err(|e| Error::io("cannot write the book", e.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fenced_block_loses_its_shared_indentation_and_nothing_else() {
+        let text = "Text\n    indented prose stays\n```rust\n    pub fn a() {\n        b();\n\n    }\n```\nafter\n";
+        assert_eq!(
+            dedent_code_blocks(text),
+            "Text\n    indented prose stays\n```rust\npub fn a() {\n    b();\n\n}\n```\nafter\n"
+        );
+    }
+
+    #[test]
+    fn chapters_nested_anywhere_in_the_book_are_dedented() {
+        let mut book = serde_json::json!({"items": [{"Chapter": {"content": "```\n  x\n```\n", "sub_items": [{"Chapter": {"content": "```\n    y\n```\n", "sub_items": []}}]}}]});
+        walk(&mut book);
+        assert_eq!(book["items"][0]["Chapter"]["content"], "```\nx\n```\n");
+        assert_eq!(
+            book["items"][0]["Chapter"]["sub_items"][0]["Chapter"]["content"],
+            "```\ny\n```\n"
+        );
+    }
+}

@@ -1,0 +1,188 @@
+//! The catalogue of wrong solutions (teacher's edition only): per lab, under
+//! `solutions/NN-slug/mutants/<name>/`, the learner files with one conceptual mistake and
+//! a `mutant.toml`:
+//!
+//! ```toml
+//! misconception = "A lost response means the receiver did not apply the effect."
+//! section = "01-outbox.md#what-the-run-shows"     # where the chapter teaches it
+//! rejected_by = ["no_effect_is_applied_twice_when_the_relay_crashes"]
+//!
+//! [signature]                                      # how the graded run fails
+//! fails = ["…", "…"]                               # every failing test, in suite order
+//! invariant = "no effect is applied twice"         # the first failure's invariant
+//! ```
+//!
+//! The gate (`crates/workbook/tests/mutants.rs`) proves every entry compiles, fails each
+//! test it names, and fails exactly as its signature says. `cargo labs check` names an
+//! entry's misconception when a learner's run fails with the same signature — a diagnosis
+//! every entry's mutant proves, shipped scrambled in the student edition's key.
+
+use crate::meta::{Diagnosis, Lab, Signature};
+use crate::suite::SuiteRun;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// One entry's `mutant.toml`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MutantMeta {
+    pub misconception: String,
+    pub section: String,
+    pub rejected_by: Vec<String>,
+    #[serde(default)]
+    pub signature: Signature,
+}
+
+/// One wrong solution of the catalogue.
+#[derive(Clone, Debug)]
+pub struct Mutant {
+    pub name: String,
+    /// Its folder: the learner files (same relative paths as in the lab) and mutant.toml.
+    pub dir: PathBuf,
+    pub meta: MutantMeta,
+}
+
+/// The catalogue folder of a lab: `solutions/<slug>/mutants` beside `labs/<slug>`.
+pub fn catalogue_dir(lab: &Lab) -> Option<PathBuf> {
+    let root = lab.dir.parent()?.parent()?;
+    Some(root.join("solutions").join(lab.slug()).join("mutants"))
+}
+
+/// The lab's catalogue, sorted by name (empty when there is none, as in the student
+/// edition).
+pub fn catalogue(lab: &Lab) -> Result<Vec<Mutant>, String> {
+    let Some(dir) = catalogue_dir(lab) else {
+        return Ok(Vec::new());
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(Vec::new());
+    };
+    let mut mutants = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let toml_path = path.join("mutant.toml");
+        if !toml_path.is_file() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&toml_path)
+            .map_err(|e| format!("{}: {e}", toml_path.display()))?;
+        let meta: MutantMeta =
+            toml::from_str(&text).map_err(|e| format!("{}: {e}", toml_path.display()))?;
+        mutants.push(Mutant {
+            name: entry.file_name().to_string_lossy().into_owned(),
+            dir: path,
+            meta,
+        });
+    }
+    mutants.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(mutants)
+}
+
+/// The diagnoses of a lab's catalogue (teacher's edition).
+pub fn diagnoses(lab: &Lab) -> Result<Vec<Diagnosis>, String> {
+    Ok(catalogue(lab)?
+        .into_iter()
+        .filter(|m| !m.meta.signature.fails.is_empty())
+        .map(|m| Diagnosis {
+            misconception: m.meta.misconception,
+            section: m.meta.section,
+            signature: m.meta.signature,
+        })
+        .collect())
+}
+
+/// The invariant a failing test's output reports (`invariant violated: X (lab …`).
+pub fn reported_invariant(output: &str) -> Option<String> {
+    let line = output
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("invariant violated: "))?;
+    Some(
+        line.split(" (lab ")
+            .next()
+            .unwrap_or(line)
+            .trim()
+            .to_string(),
+    )
+}
+
+/// How `run` failed.
+pub fn signature(run: &SuiteRun) -> Signature {
+    let failing: Vec<_> = run.tests.iter().filter(|t| !t.passed).collect();
+    Signature {
+        fails: failing.iter().map(|t| t.name.clone()).collect(),
+        invariant: failing.first().and_then(|t| reported_invariant(&t.output)),
+    }
+}
+
+/// The diagnoses whose signature `run` matches exactly; none when it passed.
+pub fn diagnose<'a>(lab: &'a Lab, run: &SuiteRun) -> Vec<&'a Diagnosis> {
+    let seen = signature(run);
+    if seen.fails.is_empty() {
+        return Vec::new();
+    }
+    let mut found: Vec<&Diagnosis> = lab
+        .key
+        .diagnoses
+        .iter()
+        .filter(|d| d.signature == seen)
+        .collect();
+    found.dedup_by(|a, b| a.misconception == b.misconception);
+    found
+}
+
+/// The learner files of `mutant` for `lab`, as (relative path in the lab, absolute path).
+pub fn learner_files(lab: &Lab, mutant: &Mutant) -> Vec<(String, PathBuf)> {
+    lab.meta
+        .learner_files
+        .iter()
+        .map(|f| (f.clone(), mutant.dir.join(f)))
+        .collect()
+}
+
+/// The book page a section pointer names, for messages: `book/src/01-outbox.md#…`.
+pub fn section_path(section: &str) -> String {
+    format!("book/src/{section}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::TestRun;
+
+    fn test(name: &str, passed: bool, output: &str) -> TestRun {
+        TestRun {
+            name: name.into(),
+            passed,
+            output: output.into(),
+            unreported: None,
+        }
+    }
+
+    #[test]
+    fn a_signature_is_the_failing_tests_and_the_first_invariant() {
+        let run = SuiteRun {
+            tests: vec![
+                test("a", true, ""),
+                test(
+                    "b",
+                    false,
+                    "\ninvariant violated: no effect is applied twice (lab 01, scenario relay, 1 fault)\n",
+                ),
+                test("c", false, "assertion failed"),
+            ],
+            ..SuiteRun::default()
+        };
+        assert_eq!(
+            signature(&run),
+            Signature {
+                fails: vec!["b".into(), "c".into()],
+                invariant: Some("no effect is applied twice".into()),
+            }
+        );
+        let green = SuiteRun {
+            tests: vec![test("a", true, "")],
+            ..SuiteRun::default()
+        };
+        assert_eq!(signature(&green).fails, Vec::<String>::new());
+    }
+}
