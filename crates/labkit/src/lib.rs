@@ -18,5 +18,5 @@ pub mod graded;
 pub mod hash;
 mod report;
 
-pub use cli::{LabBinary, ReplayFn, lab_main};
+pub use cli::{LabBinary, ReplayFn, STALE_TOKEN_EXIT, lab_main};
 pub use report::{Observation, ObservedAnswer, ObservedCheck, Report, slug};
