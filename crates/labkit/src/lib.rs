@@ -14,6 +14,7 @@
 mod cli;
 pub mod fault;
 pub mod figure;
+pub mod font;
 pub mod graded;
 pub mod hash;
 mod report;

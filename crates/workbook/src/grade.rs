@@ -207,8 +207,7 @@ pub fn score_predictions(
     for check in &lab.meta.checks {
         let id = check.id();
         let right = lab.key.check(&id).map(|k| Answer::Claim(k.holds));
-        grade.correct +=
-            usize::from(sealed.get(&id).is_some() && sealed.get(&id) == right.as_ref());
+        grade.correct += usize::from(sealed.contains_key(&id) && sealed.get(&id) == right.as_ref());
     }
     for q in &lab.meta.questions {
         let right = lab
@@ -216,7 +215,7 @@ pub fn score_predictions(
             .question(&q.id)
             .map(|k| Answer::Option(k.answer.clone()));
         grade.correct +=
-            usize::from(sealed.get(&q.id).is_some() && sealed.get(&q.id) == right.as_ref());
+            usize::from(sealed.contains_key(&q.id) && sealed.get(&q.id) == right.as_ref());
     }
     grade.earned = match mode {
         PredictionMode::Participation => grade.answered_at_seal,

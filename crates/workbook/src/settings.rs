@@ -8,7 +8,7 @@ use std::path::Path;
 
 pub const FILE: &str = "grading.toml";
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     #[serde(default)]
@@ -61,15 +61,6 @@ impl Default for Limits {
             max_learner_file_bytes: 256 * 1024,
             max_predictions_bytes: 64 * 1024,
             max_test_output_bytes: 1024 * 1024,
-        }
-    }
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            predictions: PredictionSettings::default(),
-            limits: Limits::default(),
         }
     }
 }

@@ -209,7 +209,7 @@ impl Session<'_> {
                 Ok(Event::Key(key)) => match key.to_ascii_lowercase() {
                     // Ctrl-C and Ctrl-D arrive as keys in raw mode.
                     'q' | '\u{3}' | '\u{4}' => return Ok(()),
-                    'h' => self.act(|wb, lab| commands::hint(wb, lab)),
+                    'h' => self.act(commands::hint),
                     'r' => self.act(|wb, lab| commands::run(wb, lab, false, false)),
                     'c' => {
                         self.fresh_screen();
