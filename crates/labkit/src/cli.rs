@@ -99,9 +99,13 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
                 return ExitCode::from(STALE_TOKEN_EXIT);
             }
             if replayed.fit == Fit::Unverified {
-                println!(
-                    "note: {token} names no choice sites (tokens printed before `v2:` did not), so nothing proves this is the schedule it was made on; in this code it is {}",
+                let note = format!(
+                    "{token} names no choice sites (tokens printed before `v2:` did not), so nothing proves this is the schedule it was made on; in this code it is {}",
                     replayed.ran
+                );
+                print!(
+                    "{}",
+                    wrap_indented(&note, output_width(), "note: ", "      ")
                 );
             }
             print!("{}", replayed.timeline_width(output_width()));
