@@ -90,11 +90,11 @@ fn exactly_once_under_every_schedule_with_two_faults() {
 
 fn every_schedule_replays_identically() {
     let sample = Token::parse_all(&[
-        "v1:",
-        "v1:0.2",
-        "v1:0.1.0.0.3",
-        "v1:0.4.1",
-        "v1:0.0.0.1.0.2",
+        "v2:",
+        "v2:0.2@a805e",
+        "v2:0.1.0.0.1@4b74c",
+        "v2:0.4.1@1dce9",
+        "v2:0.0.0.1.0.2@b0575",
     ]);
     let checked = fault::check_determinism(&sample, |sim| relay_scenario(sim, &ALL_INVARIANTS));
     assert_eq!(checked, Ok(sample.len()));

@@ -70,8 +70,8 @@ fn reconciliation_totals_agree_under_any_interleaving() {
 }
 
 fn the_same_schedule_gives_the_same_timeline() {
-    let tokens = [Token(vec![]), Token(vec![0, 1]), Token(vec![0, 0, 2, 1])];
+    let tokens = Token::parse_all(&["v2:", "v2:0.1@edea0", "v2:0.0.2.1@88afe"]);
     assert_eq!(fault::check_determinism(&tokens, reservations), Ok(3));
-    let tokens = [Token(vec![]), Token(vec![0, 1]), Token(vec![0, 2])];
+    let tokens = Token::parse_all(&["v2:", "v2:0.1@bbce3", "v2:0.2@8d387"]);
     assert_eq!(fault::check_determinism(&tokens, reconciliation), Ok(3));
 }

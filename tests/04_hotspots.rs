@@ -77,7 +77,7 @@ fn a_retried_insert_finds_the_same_row_under_every_schedule() {
 }
 
 fn the_same_schedule_gives_the_same_timeline() {
-    let tokens = [Token(vec![]), Token(vec![1]), Token(vec![0, 1, 0, 1])];
+    let tokens = Token::parse_all(&["v2:", "v2:1@adecb", "v2:0.1.0.1@161df"]);
     assert_eq!(fault::check_determinism(&tokens, retried_inserts), Ok(3));
     assert_eq!(measure_learner_design(), measure_learner_design());
 }

@@ -37,11 +37,11 @@ fn balances_equal_the_fault_free_run_under_every_schedule_with_two_faults() {
 
 fn every_schedule_replays_identically() {
     let sample = Token::parse_all(&[
-        "v1:",
-        "v1:1",
-        "v1:0.0.1",
-        "v1:0.0.0.1.0.1",
-        "v1:0.1.0.0.0.0.1",
+        "v2:",
+        "v2:1@35b14",
+        "v2:0.0.1@9f9bf",
+        "v2:0.0.0.1.0.1@9259d",
+        "v2:0.1.0.0.0.0.1@8cab3",
     ]);
     let checked = fault::check_determinism(&sample, |sim| ledger_scenario(sim, &ALL_INVARIANTS));
     assert_eq!(checked, Ok(sample.len()));

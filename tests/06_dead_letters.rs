@@ -49,10 +49,23 @@ fn exactly_five_reminders_under_every_schedule_with_two_faults() {
 }
 
 fn every_schedule_replays_identically() {
-    let sample = Token::parse_all(&["v1:", "v1:1", "v1:0.1", "v1:0.0.1.0.1", "v1:0.0.0.0.0.1"]);
+    let sample = Token::parse_all(&[
+        "v2:",
+        "v2:1@f977d",
+        "v2:0.1@b8133",
+        "v2:0.0.1.0.1@3b556",
+        "v2:0.0.0.0.0.1@2b9e8",
+    ]);
     let replay =
         fault::check_determinism(&sample, |sim| replay_scenario(sim, &ALL_REPLAY_INVARIANTS));
     assert_eq!(replay, Ok(sample.len()));
+    let sample = Token::parse_all(&[
+        "v2:",
+        "v2:1@6d857",
+        "v2:0.1@ad4ec",
+        "v2:0.0.1.0.1@cec56",
+        "v2:0.0.0.0.0.1@c7a71",
+    ]);
     let reminders = fault::check_determinism(&sample, reminder_scenario);
     assert_eq!(reminders, Ok(sample.len()));
 }

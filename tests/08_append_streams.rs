@@ -285,11 +285,11 @@ fn the_crash_matrix_has_no_failing_cell() {
 
 fn every_schedule_replays_identically() {
     let sample = Token::parse_all(&[
-        "v1:",
-        "v1:0.1",
-        "v1:0.0.0.0.1",
-        "v1:0.0.0.0.0.2.0.1",
-        "v1:0.0.0.0.0.0.0.3",
+        "v2:",
+        "v2:0.1@0e13a",
+        "v2:0.0.0.0.1@e269e",
+        "v2:0.0.0.0.0.2.0.1@38a6b",
+        "v2:0.0.0.0.0.0.0.2@d37ba",
     ]);
     let setup = Setup {
         stale_owner: true,

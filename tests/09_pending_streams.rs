@@ -83,11 +83,11 @@ fn the_crash_matrix_has_no_failing_cell() {
 
 fn every_schedule_replays_identically() {
     let sample = Token::parse_all(&[
-        "v1:",
-        "v1:0.1",
-        "v1:0.0.0.1",
-        "v1:0.0.0.0.0.0.0.0.0.0.1",
-        "v1:0.0.0.0.0.0.0.0.0.0.0.0.2",
+        "v2:",
+        "v2:0.1@96aff",
+        "v2:0.0.0.1@cf404",
+        "v2:0.0.0.0.0.0.0.0.0.0.1@31fc0",
+        "v2:0.0.0.0.0.0.0.0.0.0.0.0.1@02588",
     ]);
     let checked = fault::check_determinism(&sample, batch_scenario);
     assert_eq!(checked, Ok(sample.len()));

@@ -155,11 +155,11 @@ fn the_same_seed_gives_the_same_run() {
     let (second, _) = chaos_run(CHAOS_SEED, Config::CHAOS, learner_protocol());
     assert_eq!(first.signals, second.signals);
     assert_eq!(first.windows, second.windows);
-    let tokens = [
-        Token(vec![]),
-        Token(vec![1]),
-        Token(vec![0, 1, 3]),
-        Token(vec![0, 0, 0, 1, 0, 4]),
-    ];
+    let tokens = Token::parse_all(&[
+        "v2:",
+        "v2:1@be168",
+        "v2:0.1.3@d45e3",
+        "v2:0.0.0.1.0.1@9323a",
+    ]);
     assert_eq!(fault::check_determinism(&tokens, small_scope), Ok(4));
 }

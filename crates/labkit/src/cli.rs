@@ -3,14 +3,26 @@
 //! ```text
 //! <lab>                           run the observe phase, print the checks and a summary
 //! <lab> observe --json            the same, as the JSON report the CLI reads
-//! <lab> replay SCENARIO TOKEN     replay one schedule and print its timeline
+//! <lab> replay SCENARIO TOKEN     replay one schedule and print its timeline (exit 1 when
+//!                                 it breaks an invariant, 3 when the token does not fit)
 //! <lab> scenarios                 list the scenarios that can be replayed
 //! <lab> figures DIR [--check]     write the lab's figures for the book (or check them)
 //! ```
 
 use crate::Report;
-use crate::fault::{Replay, Token};
+use crate::fault::{Fit, Replay, Token, output_width, wrap_indented};
 use std::process::ExitCode;
+
+/// The exit code of `replay` for a token the code no longer fits (the `cargo labs` CLI
+/// turns it into its own message and exit code 1). Usage errors exit with 2.
+pub const STALE_TOKEN_EXIT: u8 = 3;
+
+/// The one paragraph `replay` prints on stderr for a token that does not fit.
+fn stale_token_message(scenario: &str, token: &Token, reason: &str) -> String {
+    format!(
+        "stale token: {token} does not fit scenario `{scenario}` of this code: {reason}. A token names one schedule of the code it was made on; after a change to the scenario, or to your code, the same choices lead to another schedule, so it is not replayed. Run `cargo labs check` again and replay the token on its `replay:` line."
+    )
+}
 
 /// Replays one schedule of a named scenario.
 pub type ReplayFn = fn(&Token) -> Replay;
@@ -82,12 +94,21 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
                 }
             };
             let replayed = replay(&token);
-            print!("{}", replayed.timeline());
-            if replayed.diverged {
-                println!(
-                    "note: this token asks for choices the code no longer offers (stale token)"
+            if let Fit::Stale(reason) = &replayed.fit {
+                eprintln!("{}", stale_token_message(scenario, &token, reason));
+                return ExitCode::from(STALE_TOKEN_EXIT);
+            }
+            if replayed.fit == Fit::Unverified {
+                let note = format!(
+                    "{token} names no choice sites (tokens printed before `v2:` did not), so nothing proves this is the schedule it was made on; in this code it is {}",
+                    replayed.ran
+                );
+                print!(
+                    "{}",
+                    wrap_indented(&note, output_width(), "note: ", "      ")
                 );
             }
+            print!("{}", replayed.timeline_width(output_width()));
             match replayed.verdict {
                 Ok(()) => {
                     println!("\nevery invariant held on schedule {token}");
@@ -96,7 +117,7 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
                 Err(violation) => {
                     println!("\ninvariant violated: {}", violation.invariant);
                     for line in violation.explanation {
-                        println!("  {line}");
+                        print!("{}", wrap_indented(&line, output_width(), "  ", "    "));
                     }
                     ExitCode::FAILURE
                 }

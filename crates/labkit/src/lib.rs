@@ -6,7 +6,8 @@
 //!   *questions*; [`Report`] is the JSON the `cargo labs` CLI reads.
 //! * [`fault`] is the fault core: one seeded generator, one choice primitive, crash points,
 //!   uncertain calls and the exploration drivers.
-//! * [`figure`] draws the book's sequence diagrams and charts as SVG.
+//! * [`figure`] draws the book's sequence diagrams and charts as SVG, each sized to its
+//!   text as [`font`] measures it.
 //! * [`lab_main`] is the command line every lab binary shares.
 //! * [`graded`] is the harness of every graded suite (`graded_suite!`): one process per
 //!   test, and a result line no code under test can forge.
@@ -14,9 +15,10 @@
 mod cli;
 pub mod fault;
 pub mod figure;
+pub mod font;
 pub mod graded;
 pub mod hash;
 mod report;
 
-pub use cli::{LabBinary, ReplayFn, lab_main};
+pub use cli::{LabBinary, ReplayFn, STALE_TOKEN_EXIT, lab_main};
 pub use report::{Observation, ObservedAnswer, ObservedCheck, Report, slug};

@@ -1014,7 +1014,7 @@ fn every_schedule_of_one_commit_replays_identically() {
     assert_eq!(all.per_level, vec![1, 4, 4]);
     for run in &all.runs {
         let a = replay(&run.token, scenario);
-        let b = replay(&Token(run.token.0.clone()), scenario);
+        let b = replay(&Token::parse(&run.token.to_string()).unwrap(), scenario);
         assert_eq!(a.timeline(), b.timeline());
     }
 }

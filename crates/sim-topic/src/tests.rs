@@ -521,7 +521,7 @@ fn db_no_chaos_run() -> Sim {
 
 #[test]
 fn the_same_token_replays_the_same_timeline() {
-    let token = Token(vec![5]);
+    let token = Token::unverified(vec![5]);
     let run = |sim: &mut Sim| {
         let _ = one_commit(sim);
         Ok(())

@@ -140,6 +140,7 @@ mod tests {
                 explain: "The row rolled back; the receipt did not.".into(),
             }],
             hints: vec!["Look up the identity first.".into()],
+            diagnoses: Vec::new(),
         };
         let text = encode("outbox", &key);
         assert_eq!(decode("outbox", &text).unwrap(), key);

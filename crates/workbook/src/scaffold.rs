@@ -583,7 +583,7 @@ pub fn receive(ledger: &mut Ledger, delivery: &Delivery) {
 const SUITE: &str = r#"//! Lab @NN@ graded suite, compiled into both the learner's crate and the reference
 //! solution. Run it with `cargo labs check @NN@`.
 
-use labkit::fault::{self, Token};
+use labkit::fault::{self, Scope, Token};
 
 use @LIB@::harness::{delivery_scenario, explore_delivery};
 
@@ -608,9 +608,16 @@ fn every_message_takes_effect_once_when_responses_are_lost() {
 }
 
 fn every_schedule_replays_identically() {
-    let sample: Vec<Token> = ["v1:", "v1:1", "v1:0.1.1", "v1:1.0.0.1"]
-        .iter()
-        .map(|t| Token::parse(t).unwrap())
+    // Every schedule with up to one fault of the code under test, each replayed twice.
+    let scope = Scope {
+        lab: "@NN@",
+        scenario: "delivery",
+        max_faults: 1,
+    };
+    let sample: Vec<Token> = fault::explore_all(scope, delivery_scenario)
+        .runs
+        .into_iter()
+        .map(|run| run.token)
         .collect();
     let checked = fault::check_determinism(&sample, delivery_scenario);
     assert_eq!(checked, Ok(sample.len()));

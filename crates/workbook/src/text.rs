@@ -77,13 +77,13 @@ mod tests {
                       invariant violated: no message is lost\n\
                       stack backtrace:\n   0: rust_begin_unwind\n\
                       note: Some details are omitted, run with `RUST_BACKTRACE=full`\n\
-                      replay: cargo labs replay 05 ledger v1:0.1\n\
+                      replay: cargo labs replay 05 ledger v2:0.1@9f9bf\n\
                       note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
         assert_eq!(
             super::clean_failure(output),
             vec![
                 "invariant violated: no message is lost",
-                "replay: cargo labs replay 05 ledger v1:0.1"
+                "replay: cargo labs replay 05 ledger v2:0.1@9f9bf"
             ]
         );
     }

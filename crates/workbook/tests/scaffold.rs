@@ -240,7 +240,7 @@ fn a_scaffolded_lab_is_one_the_consistency_gate_accepts() {
     assert!(
         failed[0]
             .output
-            .contains("replay: cargo labs replay 11 delivery v1:")
+            .contains("replay: cargo labs replay 11 delivery v2:")
     );
 
     // Every observed verdict and answer equals its key.

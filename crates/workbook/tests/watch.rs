@@ -43,7 +43,7 @@ echo "the relay lost intent S2"
 echo "stack backtrace:"
 echo "   0: frame zero"
 echo "note: Some details are omitted"
-echo "replay: cargo labs replay 01 relay v1:0.1"
+echo "replay: cargo labs replay 01 relay v2:0.2@a805e"
 echo "<labkit-graded-result> $test failed"
 "#;
 

@@ -708,27 +708,20 @@ pub fn chaos_run(seed: u64, config: Config, protocol: Protocol) -> (Outcome, Opt
         scenario: "chaos",
         max_faults: usize::MAX,
     };
-    let seeded = RefCell::new(None);
-    fault::random(scope, seed, 1, CHAOS_RATE, |sim| {
-        let outcome = run_pipeline(sim, config, protocol);
-        let token = Token(sim.path().iter().map(|c| c.index).collect());
-        seeded.replace(Some((outcome, token)));
+    let outcome = RefCell::new(None);
+    let seeded = fault::run_seeded(seed, CHAOS_RATE, |sim| {
+        outcome.replace(Some(run_pipeline(sim, config, protocol)));
         Ok(())
     });
-    let (outcome, token) = seeded.into_inner().expect("one run");
+    let outcome = outcome.into_inner().expect("one run");
     let scenario = |sim: &mut Sim| check(&run_pipeline(sim, config, protocol));
     let failure = check(&outcome).err().map(|violation| {
-        let fault_free = fault::replay(&Token(Vec::new()), scenario);
+        let fault_free = fault::replay(&Token::fault_free(), scenario);
         let (token, replayed) = if fault_free.verdict.is_err() {
-            (Token(Vec::new()), fault_free)
+            (Token::fault_free(), fault_free)
         } else {
-            let mut trimmed = token.0;
-            while trimmed.last() == Some(&0) {
-                trimmed.pop();
-            }
-            let token = Token(trimmed);
-            let replayed = fault::replay(&token, scenario);
-            (token, replayed)
+            let replayed = fault::replay(&seeded.token, scenario);
+            (seeded.token, replayed)
         };
         // A run this long has a long timeline: keep the events up to the first gap (when
         // there is one), and of those the last ones.
@@ -755,7 +748,7 @@ pub fn chaos_run(seed: u64, config: Config, protocol: Protocol) -> (Outcome, Opt
 const TIMELINE_TAIL: usize = 40;
 
 fn replayed_gap_at(token: &Token, config: Config, protocol: Protocol) -> Option<u64> {
-    let mut sim = Sim::replaying(&token.0);
+    let mut sim = Sim::replaying(token.path());
     run_pipeline(&mut sim, config, protocol).first_gap_at
 }
 

@@ -2,6 +2,7 @@
 //! invariant held. Learners predict cells of it before they run the lab.
 
 use super::explore::Exploration;
+use super::timeline::{BOOK_WIDTH, render_two_columns};
 
 /// One row: a single fault (`site=option`) and the invariant it broke, if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,23 +44,26 @@ impl CrashMatrix {
         self.rows.iter().find(|row| row.fault == fault)
     }
 
-    /// A plain-text table: fault, then `pass` or the broken invariant.
+    /// A plain-text table within [`BOOK_WIDTH`] columns: fault, then `pass` or the broken
+    /// invariant.
     pub fn render(&self) -> String {
-        let width = self
+        self.render_width(BOOK_WIDTH)
+    }
+
+    /// The table within `width` columns; a row that would be wider puts its outcome on
+    /// the next line, indented.
+    pub fn render_width(&self, width: usize) -> String {
+        let rows: Vec<(String, String)> = self
             .rows
             .iter()
-            .map(|r| r.fault.len())
-            .max()
-            .unwrap_or(5)
-            .max(5);
-        let mut out = format!("{:<width$}  outcome\n", "fault");
-        for row in &self.rows {
-            let outcome = match &row.broken {
-                None => "pass".to_string(),
-                Some(invariant) => format!("FAIL: {invariant}"),
-            };
-            out.push_str(&format!("{:<width$}  {outcome}\n", row.fault));
-        }
-        out
+            .map(|row| {
+                let outcome = match &row.broken {
+                    None => "pass".to_string(),
+                    Some(invariant) => format!("FAIL: {invariant}"),
+                };
+                (row.fault.clone(), outcome)
+            })
+            .collect();
+        render_two_columns(("fault", "outcome"), &rows, width, 4)
     }
 }

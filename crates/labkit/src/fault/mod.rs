@@ -4,8 +4,13 @@
 //! * [`Sim`]: one run's handle; [`Sim::choose`] is the only source of nondeterminism,
 //!   [`Sim::crash_point`] and [`Sim::fate`] are thin wrappers over it, and the logical
 //!   clock ticks once per choice.
-//! * [`explore`], [`explore_all`], [`random`], [`replay`], [`shrink`] and
-//!   [`check_determinism`]: the drivers.
+//! * [`explore`], [`explore_all`], [`random`], [`run_seeded`], [`replay`], [`shrink`] and
+//!   [`check_determinism`]: the drivers. Each run of a driver may make at most
+//!   [`DEFAULT_CHOICE_LIMIT`] choices ([`Sim::limit_choices`] changes it); one that does
+//!   not finish by then is reported like any other failing schedule.
+//! * [`Token`]: a schedule's replay token, with the digest of the choice sites it was made
+//!   on, so that a replay refuses a token the code no longer fits.
+//! * [`render_timeline_width`]: timelines (and [`Failure`] reports) that fit a width.
 //!
 //! Rules for simulated code: no wall clock, no threads, no iteration over `HashMap`; every
 //! decision goes through the `Sim`; a scenario builds its whole world inside the closure.
@@ -14,15 +19,21 @@ mod explore;
 mod matrix;
 mod rng;
 mod sim;
+mod timeline;
 mod timers;
 
 pub use explore::{
-    Exploration, Failure, RandomReport, Replay, Run, Scope, Token, Verdict, Violation,
-    check_determinism, explore, explore_all, random, render_timeline, replay, shrink,
+    Exploration, Failure, Fit, RandomReport, Replay, Run, Scope, SeededRun, SiteDigest, Token,
+    Verdict, Violation, check_determinism, explore, explore_all, random, replay, run_seeded,
+    shrink,
 };
 pub use matrix::{CrashMatrix, MatrixRow};
 pub use rng::{Rng, parse_seed, seed_hex};
-pub use sim::{Choice, Crash, Event, Fate, Glyph, Sim};
+pub use sim::{Choice, Crash, DEFAULT_CHOICE_LIMIT, Event, Fate, Glyph, Sim};
+pub use timeline::{
+    BOOK_WIDTH, output_width, render_timeline, render_timeline_width, render_two_columns, wrap,
+    wrap_indented,
+};
 pub use timers::Timers;
 
 #[cfg(test)]

@@ -134,6 +134,29 @@ pub(crate) enum Source {
     Random { rng: Rng, num: u64, den: u64 },
 }
 
+/// How many choices a run of a driver ([`explore`](super::explore),
+/// [`random`](super::random), [`replay`](super::replay), …) may make before it is stopped
+/// as a schedule that does not finish. The longest graded run of the workbook makes about
+/// 1,100 (lab 10's chaos run); a loop that never ends reaches this in seconds, long before
+/// a lab's time limit. A scenario that is longer by design raises it with
+/// [`Sim::limit_choices`].
+pub const DEFAULT_CHOICE_LIMIT: usize = 10_000;
+
+/// What a driver's run unwinds with when it reaches its choice limit. The driver catches
+/// it and reports the schedule as one that did not finish.
+pub(crate) struct ChoiceLimitReached;
+
+/// Where a replayed path first asked for a choice this code does not offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Divergence {
+    /// The choice's position in the path.
+    pub position: usize,
+    pub site: &'static str,
+    /// The option the path asked for, and how many this code offered there.
+    pub asked: usize,
+    pub offered: usize,
+}
+
 /// The fault core's handle for one run.
 pub struct Sim {
     source: Source,
@@ -144,7 +167,11 @@ pub struct Sim {
     clock: u64,
     recording: bool,
     events: Vec<Event>,
-    diverged: bool,
+    divergence: Option<Divergence>,
+    choice_limit: usize,
+    /// True when a driver runs this `Sim` and catches [`ChoiceLimitReached`].
+    driven: bool,
+    stopped_at_limit: bool,
 }
 
 impl Sim {
@@ -158,7 +185,20 @@ impl Sim {
             clock: 0,
             recording,
             events: Vec::new(),
-            diverged: false,
+            divergence: None,
+            choice_limit: usize::MAX,
+            driven: false,
+            stopped_at_limit: false,
+        }
+    }
+
+    /// A run of a driver: stopped after [`DEFAULT_CHOICE_LIMIT`] choices unless the
+    /// scenario says otherwise.
+    pub(crate) fn driven(source: Source, budget: usize, recording: bool) -> Self {
+        Sim {
+            choice_limit: DEFAULT_CHOICE_LIMIT,
+            driven: true,
+            ..Sim::new(source, budget, recording)
         }
     }
 
@@ -179,11 +219,27 @@ impl Sim {
         )
     }
 
+    /// Sets how many choices this run may make (the default under a driver is
+    /// [`DEFAULT_CHOICE_LIMIT`]). A scenario whose nominal run is longer calls this first
+    /// thing, so that exploration, random runs and replays of it all stop at the same
+    /// choice; a run that reaches its limit ends as a schedule that did not finish.
+    pub fn limit_choices(&mut self, limit: usize) {
+        self.choice_limit = limit;
+    }
+
+    /// The number of choices this run may make.
+    pub fn choice_limit(&self) -> usize {
+        self.choice_limit
+    }
+
     /// The one choice primitive. Option 0 must be "nothing unusual happens".
     pub fn choose(&mut self, site: &'static str, options: &[&'static str]) -> usize {
         assert!(!options.is_empty(), "choice {site} has no options");
-        self.clock += 1;
         let position = self.path.len();
+        if position >= self.choice_limit {
+            self.stop_at_limit();
+        }
+        self.clock += 1;
         let open = !self.healed && self.faults < self.budget && options.len() > 1;
         let arity = if open { options.len() } else { 1 };
         let mut index = match &mut self.source {
@@ -199,7 +255,14 @@ impl Sim {
         if index >= arity {
             // A token from another version of the code, or one that asks for more faults
             // than this run allows: take the normal path and say so in the report.
-            self.diverged = index != 0 || self.diverged;
+            if self.divergence.is_none() {
+                self.divergence = Some(Divergence {
+                    position,
+                    site,
+                    asked: index,
+                    offered: arity,
+                });
+            }
             index = 0;
         }
         if index != 0 {
@@ -302,7 +365,30 @@ impl Sim {
 
     /// True when a replayed token asked for a choice this code does not offer.
     pub fn diverged(&self) -> bool {
-        self.diverged
+        self.divergence.is_some()
+    }
+
+    pub(crate) fn divergence(&self) -> Option<Divergence> {
+        self.divergence
+    }
+
+    /// True when the run was stopped at its choice limit.
+    pub fn stopped_at_limit(&self) -> bool {
+        self.stopped_at_limit
+    }
+
+    /// Ends a run that reached its choice limit. Under a driver the run unwinds without a
+    /// panic message (the driver reports it as a schedule that did not finish, with its
+    /// timeline and token); a `Sim` used directly panics with the reason.
+    fn stop_at_limit(&mut self) -> ! {
+        self.stopped_at_limit = true;
+        if self.driven {
+            std::panic::resume_unwind(Box::new(ChoiceLimitReached));
+        }
+        panic!(
+            "schedule did not finish after {} choices (Sim::limit_choices sets the limit)",
+            self.choice_limit
+        );
     }
 
     /// The faults this run took, as `site=option`.

@@ -193,7 +193,7 @@ fn mark_before_send_is_caught_at_the_crash_between_mark_and_send() {
     let report = failure.to_string();
     assert!(report.contains("Let m2 be an outbox row."), "{report}");
     assert!(
-        report.contains("replay: cargo labs replay 00 toy v1:0.0.0.0.1"),
+        report.contains("replay: cargo labs replay 00 toy v2:0.0.0.0.1@"),
         "{report}"
     );
     assert!(
@@ -211,7 +211,8 @@ fn replay_reproduces_a_counterexample() {
     let replayed = replay(&token, scenario(Bug::ReceiverWithoutIdentity));
     assert_eq!(replayed.verdict.unwrap_err(), failure.violation);
     assert_eq!(replayed.events, failure.events);
-    assert!(!replayed.diverged);
+    assert_eq!(replayed.fit, Fit::Verified);
+    assert_eq!(replayed.ran, failure.token);
 }
 
 #[test]
@@ -227,7 +228,7 @@ fn shrinking_a_random_counterexample_yields_a_one_fault_schedule() {
         .failure
         .expect("a fault-heavy random run finds the bug");
     let original = report.original.unwrap();
-    let original_faults = original.0.iter().filter(|&&i| i != 0).count();
+    let original_faults = original.path().iter().filter(|&&i| i != 0).count();
     assert!(original_faults >= failure.faults.len());
     assert_eq!(failure.faults.len(), 1, "{failure}");
 }
@@ -267,30 +268,211 @@ fn the_determinism_self_check_passes_on_a_sample_and_catches_a_leak() {
         sim.note("leak", || format!("call number {n}"));
         Ok(())
     };
-    assert!(check_determinism(&[Token(vec![])], leaky).is_err());
+    assert!(check_determinism(&[Token::fault_free()], leaky).is_err());
 }
 
 #[test]
 fn tokens_round_trip_and_reject_garbage() {
-    let token = Token(vec![0, 2, 0, 1]);
-    assert_eq!(token.to_string(), "v1:0.2.0.1");
-    assert_eq!(Token::parse("v1:0.2.0.1"), Ok(token));
-    assert_eq!(Token::parse("v1:"), Ok(Token(vec![])));
+    let failure = explore(scope(2), scenario(Bug::MarkBeforeSend))
+        .failure
+        .unwrap();
+    let text = failure.token.to_string();
+    assert!(text.starts_with("v2:0.0.0.0.1@"), "{text}");
     assert_eq!(
-        Token::parse_all(&["v1:", "v1:2"]),
-        vec![Token(vec![]), Token(vec![2])]
+        text.len(),
+        "v2:0.0.0.0.1@".len() + 5,
+        "five hex digits: {text}"
+    );
+    assert_eq!(Token::parse(&text), Ok(failure.token.clone()));
+    assert_eq!(failure.token.path(), &[0, 0, 0, 0, 1]);
+    assert!(failure.token.sites().is_some());
+
+    assert_eq!(Token::parse("v2:"), Ok(Token::fault_free()));
+    assert_eq!(Token::fault_free().to_string(), "v2:");
+    let old = Token::parse("v1:0.2.0.1").unwrap();
+    assert_eq!(old, Token::unverified(vec![0, 2, 0, 1]));
+    assert_eq!(old.sites(), None);
+    assert_eq!(old.to_string(), "v1:0.2.0.1");
+    assert_eq!(Token::parse("v1:"), Ok(Token::fault_free()));
+    assert_eq!(
+        Token::parse_all(&["v2:", "v1:2"]),
+        vec![Token::fault_free(), Token::unverified(vec![2])]
     );
     assert!(Token::parse("0.1").is_err());
     assert!(Token::parse("v1:0.x").is_err());
+    assert!(
+        Token::parse("v2:0.1").is_err(),
+        "a v2 token names its sites"
+    );
+    assert!(Token::parse("v2:0.1@12").is_err());
+    assert!(Token::parse("v2:0.1@1234g").is_err());
+}
+
+/// A scenario of two choices, as one version of a lab had it, and a later version that
+/// renamed the first site and added a crash point before it.
+fn two_versions() -> (
+    impl FnMut(&mut Sim) -> Verdict,
+    impl FnMut(&mut Sim) -> Verdict,
+) {
+    let before = |sim: &mut Sim| {
+        sim.choose("relay:send", &["ok", "lost"]);
+        sim.choose("relay:mark", &["ok", "lost", "late"]);
+        Ok(())
+    };
+    let after = |sim: &mut Sim| {
+        sim.choose("relay:start", &["continue", "crash"]);
+        sim.choose("relay:deliver", &["ok", "lost"]);
+        sim.choose("relay:mark", &["ok", "lost", "late"]);
+        Ok(())
+    };
+    (before, after)
+}
+
+#[test]
+fn a_token_from_another_version_of_the_scenario_is_refused() {
+    let (mut before, mut after) = two_versions();
+    let all = explore_all(scope(2), &mut before);
+    let token = all
+        .runs
+        .iter()
+        .map(|r| r.token.clone())
+        .find(|t| t.path() == [0, 2])
+        .unwrap();
+    // The same path fits the arity of the new version (0 then 2 is a legal choice there),
+    // but it names other choices: refused, not replayed as another schedule.
+    assert_eq!(replay(&token, &mut before).fit, Fit::Verified);
+    let replayed = replay(&token, &mut after);
+    assert!(replayed.is_stale(), "{:?}", replayed.fit);
+    // A path the new code cannot take at all is refused too, and says where.
+    let Fit::Stale(reason) = replay(&Token::parse("v1:0.3").unwrap(), &mut before).fit else {
+        panic!("a choice beyond the options offered is stale");
+    };
+    assert!(
+        reason.contains("choice 2 asks for option 3 at `relay:mark`"),
+        "{reason}"
+    );
+    // A v1 token replays, unverified; the fault-free token fits every version.
+    assert_eq!(
+        replay(&Token::unverified(vec![0, 1]), &mut after).fit,
+        Fit::Unverified
+    );
+    assert_eq!(replay(&Token::fault_free(), &mut after).fit, Fit::Verified);
+}
+
+#[test]
+fn a_replay_that_ends_before_the_token_does_is_stale() {
+    let replayed = replay(&Token::unverified(vec![0, 0, 1]), |sim: &mut Sim| {
+        sim.choose("only", &["a", "b"]);
+        Ok(())
+    });
+    assert!(replayed.is_stale(), "{:?}", replayed.fit);
 }
 
 #[test]
 fn a_stale_token_is_reported_as_diverged() {
-    let replayed = replay(&Token(vec![7]), |sim: &mut Sim| {
+    let replayed = replay(&Token::unverified(vec![7]), |sim: &mut Sim| {
         sim.choose("only", &["a", "b"]);
         Ok(())
     });
-    assert!(replayed.diverged);
+    assert!(replayed.is_stale());
+}
+
+/// A relay that retries a lost delivery forever: with no fault it finishes; once a
+/// response is lost it never stops.
+fn retry_forever(sim: &mut Sim) -> Verdict {
+    sim.crash_point("relay:start").ok();
+    let mut lost_once = false;
+    loop {
+        let fate = sim.fate("receiver:deliver", &[Fate::Ok, Fate::AppliedResponseLost]);
+        sim.event("relay", Glyph::Indefinite, || {
+            ("deliver m1".into(), fate.label().into())
+        });
+        lost_once |= fate != Fate::Ok;
+        if !lost_once {
+            return Ok(());
+        }
+    }
+}
+
+#[test]
+fn a_schedule_that_never_finishes_is_a_failure_with_a_token_and_a_timeline() {
+    let failure = explore(scope(1), retry_forever)
+        .failure
+        .expect("the endless retry is reported");
+    assert_eq!(
+        failure.violation.invariant,
+        format!("every schedule finishes within {DEFAULT_CHOICE_LIMIT} choices")
+    );
+    let report = failure.to_string();
+    assert!(
+        report.contains(&format!(
+            "did not finish after {DEFAULT_CHOICE_LIMIT} choices"
+        )),
+        "{report}"
+    );
+    assert!(report.contains("receiver:deliver (100)"), "{report}");
+    assert_eq!(failure.token.path(), &[0, 1], "the prefix up to the fault");
+    assert!(
+        report.contains("replay: cargo labs replay 00 toy v2:0.1@"),
+        "{report}"
+    );
+    // The timeline shows the loop, not ten thousand lines.
+    assert!(report.lines().count() < 60, "{report}");
+    assert!(report.contains("earlier events not shown"), "{report}");
+    // The token replays to the same failure.
+    let replayed = replay(&failure.token, retry_forever);
+    assert_eq!(replayed.fit, Fit::Verified);
+    assert_eq!(replayed.verdict.unwrap_err(), failure.violation);
+}
+
+#[test]
+fn a_scenario_longer_by_design_raises_its_choice_limit() {
+    let long = |limit: usize| {
+        move |sim: &mut Sim| {
+            sim.limit_choices(limit);
+            for _ in 0..2 * DEFAULT_CHOICE_LIMIT {
+                sim.choose("step", &["ok", "fail"]);
+            }
+            Ok(())
+        }
+    };
+    assert!(
+        explore(scope(0), long(DEFAULT_CHOICE_LIMIT))
+            .failure
+            .is_some()
+    );
+    explore(scope(0), long(3 * DEFAULT_CHOICE_LIMIT)).assert_ok_reaching(0);
+    let failure = explore(scope(0), long(50)).failure.unwrap();
+    assert!(failure.violation.invariant.contains("within 50 choices"));
+    // A random run is stopped the same way.
+    let report = random(scope(0), 1, 1, (0, 1), long(50));
+    assert!(report.failure.is_some());
+}
+
+#[test]
+fn a_seeded_run_returns_the_token_that_replays_it() {
+    let seeded = run_seeded(42, (1, 3), scenario(Bug::ReceiverWithoutIdentity));
+    let report = random(
+        scope(0),
+        42,
+        1,
+        (1, 3),
+        scenario(Bug::ReceiverWithoutIdentity),
+    );
+    assert_eq!(seeded.verdict.is_err(), report.failure.is_some());
+    if let Some(original) = report.original {
+        assert_eq!(seeded.token, original);
+    }
+    assert!(!seeded.faults.is_empty(), "seed 42 takes a fault");
+    assert_ne!(
+        seeded.token.path().last(),
+        Some(&0),
+        "trailing zeros dropped"
+    );
+    let replayed = replay(&seeded.token, scenario(Bug::ReceiverWithoutIdentity));
+    assert_eq!(replayed.fit, Fit::Verified);
+    assert_eq!(replayed.faults, seeded.faults);
+    assert_eq!(replayed.verdict, seeded.verdict);
 }
 
 #[test]
@@ -320,4 +502,147 @@ fn the_crash_matrix_has_one_row_per_single_fault() {
     let fine = matrix.cell("relay:before-send=crash").unwrap();
     assert_eq!(fine.broken, None);
     assert!(matrix.render().contains("relay:after-mark=crash"));
+}
+
+fn event(tick: u64, actor: &'static str, glyph: Glyph, client: &str, truth: &str) -> Event {
+    Event {
+        tick,
+        actor,
+        glyph,
+        client: client.into(),
+        truth: truth.into(),
+    }
+}
+
+/// Every character of `part` but whitespace appears in `whole`'s, in order from `from`:
+/// wrapping may only add line breaks and indentation.
+fn find_unwrapped(whole: &str, part: &str, from: usize) -> Option<usize> {
+    let strip = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let (whole, part) = (strip(whole), strip(part));
+    whole[from..].find(&part).map(|at| from + at + part.len())
+}
+
+#[test]
+fn a_wide_timeline_renders_within_the_width_with_nothing_lost() {
+    let events = vec![
+        event(
+            0,
+            "writer",
+            Glyph::Recover,
+            "writer-1 starts and opens journal.db",
+            "",
+        ),
+        event(
+            9,
+            "writer",
+            Glyph::Crash,
+            "crash at writer:after-append",
+            "memory and connections lost",
+        ),
+        event(
+            9,
+            "writer",
+            Glyph::Recover,
+            "writer-1 ends: crashed at writer:after-append",
+            "its memory is gone; journal.db remains",
+        ),
+        event(
+            11,
+            "consumer",
+            Glyph::Error,
+            "COMMIT: ABORTED (Transaction locks invalidated) because another transaction committed first on the same hot row",
+            "hot(0, 0) read at version 1, now 2; the retry re-reads from the committed offset, which had already moved past 0#1",
+        ),
+        event(
+            12,
+            "p0",
+            Glyph::Normal,
+            &format!("payload {}", "x".repeat(130)),
+            "a word longer than any line is cut, not dropped",
+        ),
+    ];
+    for width in [40, 60, 88, 120, 400] {
+        let text = render_timeline_width(&events, width);
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= width,
+                "wider than {width}: `{line}`\n{text}"
+            );
+        }
+        let mut at = 0;
+        for e in &events {
+            at = find_unwrapped(&text, &e.client, at)
+                .unwrap_or_else(|| panic!("lost `{}` at width {width}:\n{text}", e.client));
+            at = find_unwrapped(&text, &e.truth, at)
+                .unwrap_or_else(|| panic!("lost `{}` at width {width}:\n{text}", e.truth));
+        }
+        assert_eq!(text, render_timeline_width(&events, width), "deterministic");
+    }
+    // At the book's width the short truths stay in their column, the long ones stack.
+    let book = render_timeline(&events);
+    assert!(
+        book.lines()
+            .any(|l| l.contains("crash at writer:after-append")
+                && l.ends_with("memory and connections lost")),
+        "{book}"
+    );
+    assert!(
+        book.lines()
+            .any(|l| l.trim_start().starts_with("truth: its memory is gone")),
+        "{book}"
+    );
+    // A timeline that fits is one line per event, as it always was: the truth column
+    // starts after the widest client text.
+    let narrow = &events[..2];
+    let text = render_timeline(narrow);
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert_eq!(
+        text.lines().nth(2).unwrap(),
+        format!(
+            "    9  writer ! {:<36}  memory and connections lost",
+            "crash at writer:after-append"
+        )
+    );
+}
+
+#[test]
+fn a_failure_report_fits_the_width_it_is_given() {
+    let failure = explore(scope(2), scenario(Bug::MarkBeforeSend))
+        .failure
+        .unwrap();
+    for width in [44, 88] {
+        let report = format!("{failure:width$}");
+        for line in report.lines().filter(|l| !l.starts_with("replay: ")) {
+            assert!(line.chars().count() <= width, "`{line}`\n{report}");
+        }
+        assert!(find_unwrapped(&report, "Contradiction: exactly once means one.", 0).is_some());
+        assert!(report.ends_with(&format!(" {}", failure.token)), "{report}");
+    }
+    assert_eq!(format!("{failure}"), format!("{failure:88}"));
+}
+
+#[test]
+fn a_crash_matrix_row_too_wide_puts_its_outcome_under_its_fault() {
+    let matrix = CrashMatrix {
+        rows: vec![
+            MatrixRow {
+                fault: "writeapi:BatchCommitWriteStreams=applied, response lost".into(),
+                broken: Some("one append identity per source range".into()),
+            },
+            MatrixRow {
+                fault: "coordinator:after-commit=crash".into(),
+                broken: None,
+            },
+        ],
+    };
+    let text = matrix.render_width(60);
+    assert!(text.lines().all(|l| l.chars().count() <= 60), "{text}");
+    assert!(
+        text.contains("response lost\n    FAIL: one append identity per source range\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("coordinator:after-commit=crash  pass\n"),
+        "{text}"
+    );
 }

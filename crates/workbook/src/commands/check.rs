@@ -50,11 +50,25 @@ pub fn graded_run(wb: &Workbook, lab: &Lab, cancel: Option<&AtomicBool>) -> Resu
     let suite_env = SuiteEnv {
         time_limit: wb.settings.time_limit(lab.meta.time_limit_secs),
         output_cap: wb.settings.limits.max_test_output_bytes as usize,
-        env: fast_tmp(),
+        env: [fast_tmp(), terminal_columns()].concat(),
         wrap: None,
         cancel,
     };
     Ok(suite::run(exe, &wb.root, &expected, &suite_env))
+}
+
+/// `COLUMNS` for a lab's child process when this CLI prints to a terminal: the width its
+/// timelines and failure reports wrap to (the child's output is captured, so it cannot
+/// ask the terminal itself). Elsewhere the child uses the book's width.
+pub fn terminal_columns() -> Vec<(String, String)> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return Vec::new();
+    }
+    match crossterm::terminal::size() {
+        Ok((columns, _)) if columns > 0 => vec![("COLUMNS".into(), columns.to_string())],
+        _ => Vec::new(),
+    }
 }
 
 /// Where graded tests put their scratch databases: a memory file system when there is one

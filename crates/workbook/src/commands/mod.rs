@@ -9,7 +9,7 @@ mod tools;
 
 pub use check::{
     LabEvidencePart, changed_published_files, check, fast_tmp, grade, grade_tree, graded_run,
-    print_grade, scan_learner_files,
+    print_grade, scan_learner_files, terminal_columns,
 };
 pub use predict::predict;
 pub use run::{observe, run};

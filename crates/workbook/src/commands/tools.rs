@@ -115,13 +115,14 @@ pub fn reset(wb: &Workbook, lab: &Lab) -> Result<()> {
 }
 
 /// The exit code with which a lab binary refuses a token that does not fit its code.
-pub const STALE_TOKEN_EXIT: i32 = 3;
+pub const STALE_TOKEN_EXIT: i32 = labkit::STALE_TOKEN_EXIT as i32;
 
 /// `cargo labs replay N SCENARIO TOKEN`: a schedule's timeline, from the learner's code.
 pub fn replay(wb: &Workbook, lab: &Lab, scenario: &str, token: &str) -> Result<()> {
     let exe = lab_binary(wb, lab)?;
     let mut command = Command::new(exe);
     command.args(["replay", scenario, token]);
+    command.envs(super::terminal_columns());
     let job = Job::new(command, wb.settings.time_limit(lab.meta.time_limit_secs));
     let finished = process::run(job, &wb.root).map_err(|e| Error::io("cannot start the lab", e))?;
     print!("{}", finished.stdout);
