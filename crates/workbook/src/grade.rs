@@ -7,7 +7,7 @@
 
 use crate::compile::{self, Artifact, BuildEnv, BuildProblem, Built};
 use crate::meta::{Lab, graded_test_names};
-use crate::predictions::{Answer, Predictions, Seal};
+use crate::predictions::{Predictions, Seal};
 use crate::settings::{PredictionMode, Settings};
 use crate::suite::{self, SuiteEnv, SuiteRun};
 use serde::{Deserialize, Serialize};
@@ -205,38 +205,15 @@ pub fn score_predictions(
     let sealed = file.sealed_answers(lab);
     grade.answered_at_seal = sealed.len();
     grade.revised = file.revised(lab);
-    for check in &lab.meta.checks {
-        let id = check.id();
-        let right = lab.key.check(&id).map(|k| Answer::Claim(k.holds));
-        grade.correct += usize::from(sealed.contains_key(&id) && sealed.get(&id) == right.as_ref());
-    }
-    for q in &lab.meta.questions {
-        let right = lab
-            .key
-            .question(&q.id)
-            .map(|k| Answer::Option(k.answer.clone()));
-        grade.correct +=
-            usize::from(sealed.contains_key(&q.id) && sealed.get(&q.id) == right.as_ref());
-    }
+    let right = lab.right_answers();
+    let is_right = |id: &String| sealed.get(id).is_some_and(|a| right.get(id) == Some(a));
+    let ids = lab.item_ids();
+    grade.correct = ids.iter().filter(|id| is_right(id)).count();
     grade.earned = match mode {
         PredictionMode::Participation => grade.answered_at_seal,
-        PredictionMode::Correctness => lab
-            .item_ids()
+        PredictionMode::Correctness => ids
             .iter()
-            .filter(|id| !grade.revised.contains(id))
-            .filter(|id| {
-                let sealed = sealed.get(*id);
-                let right = lab
-                    .key
-                    .check(id)
-                    .map(|k| Answer::Claim(k.holds))
-                    .or_else(|| {
-                        lab.key
-                            .question(id)
-                            .map(|k| Answer::Option(k.answer.clone()))
-                    });
-                sealed.is_some() && sealed == right.as_ref()
-            })
+            .filter(|id| !grade.revised.contains(id) && is_right(id))
             .count(),
     };
     if !grade.revised.is_empty() && mode == PredictionMode::Correctness {

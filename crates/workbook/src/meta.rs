@@ -22,6 +22,10 @@ pub struct Check {
     /// Without one, the claim itself is asked ("does it hold?").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ask: Option<String>,
+    /// Whether `yes` to `ask` means the claim holds (the default) or fails: "Is the order
+    /// row still there?" asks about "aborted database row absent" with `yes_if = "fails"`.
+    #[serde(default, skip_serializing_if = "YesIf::is_holds")]
+    pub yes_if: YesIf,
     /// The answer key (teacher's edition only): does the claim hold when the lab runs?
     #[serde(default, skip_serializing)]
     pub holds: Option<bool>,
@@ -30,9 +34,32 @@ pub struct Check {
     pub explain: Option<String>,
 }
 
+/// What a `yes` answers about a claim.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum YesIf {
+    #[default]
+    Holds,
+    Fails,
+}
+
+impl YesIf {
+    fn is_holds(&self) -> bool {
+        *self == YesIf::Holds
+    }
+}
+
 impl Check {
     pub fn id(&self) -> String {
         labkit::slug(&self.claim)
+    }
+
+    /// The right yes/no answer to this check's question when the claim `holds` or not.
+    pub fn answer_for(&self, holds: bool) -> bool {
+        match self.yes_if {
+            YesIf::Holds => holds,
+            YesIf::Fails => !holds,
+        }
     }
 
     /// What the learner is asked.
@@ -153,6 +180,22 @@ impl LabKey {
 
     pub fn question(&self, id: &str) -> Option<&QuestionKey> {
         self.questions.iter().find(|q| q.id == id)
+    }
+}
+
+impl Lab {
+    /// The right answer to each item, by id: `yes`/`no` for the checks' questions, a
+    /// letter for the multiple-choice ones.
+    pub fn right_answers(&self) -> BTreeMap<String, crate::predictions::Answer> {
+        use crate::predictions::Answer;
+        let mut right = BTreeMap::new();
+        for (check, key) in self.meta.checks.iter().zip(&self.key.checks) {
+            right.insert(key.id.clone(), Answer::Claim(check.answer_for(key.holds)));
+        }
+        for key in &self.key.questions {
+            right.insert(key.id.clone(), Answer::Option(key.answer.clone()));
+        }
+        right
     }
 }
 

@@ -6,6 +6,7 @@
 //! misconception = "A lost response means the receiver did not apply the effect."
 //! section = "01-outbox.md#what-the-run-shows"     # where the chapter teaches it
 //! rejected_by = ["no_effect_is_applied_twice_when_the_relay_crashes"]
+//! explains = ["applied it 2 times"]                # what the first failure must say
 //!
 //! [signature]                                      # how the graded run fails
 //! fails = ["…", "…"]                               # every failing test, in suite order
@@ -29,6 +30,10 @@ pub struct MutantMeta {
     pub misconception: String,
     pub section: String,
     pub rejected_by: Vec<String>,
+    /// Phrases the first failing test's output must contain: its explanation, tested
+    /// against the schedule it explains.
+    #[serde(default)]
+    pub explains: Vec<String>,
     #[serde(default)]
     pub signature: Signature,
 }

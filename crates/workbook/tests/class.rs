@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use workbook::meta::load_labs;
-use workbook::predictions::{self, Answer, Seal};
+use workbook::predictions::{self, Seal};
 
 const RELAY: &str = "labs/01-outbox/src/relay.rs";
 const PREDICTIONS: &str = "labs/01-outbox/predictions.txt";
@@ -37,13 +37,7 @@ fn clone_of(edition: &Path, class: &Path, learner: &str) -> PathBuf {
 /// `forge`, the answers are put in after the seal (its checksum no longer matches).
 fn predictions_text(edition: &Path, forge: bool) -> String {
     let lab = load_labs(edition).unwrap().labs.remove(0);
-    let mut right = BTreeMap::new();
-    for key in &lab.key.checks {
-        right.insert(key.id.clone(), Answer::Claim(key.holds));
-    }
-    for key in &lab.key.questions {
-        right.insert(key.id.clone(), Answer::Option(key.answer.clone()));
-    }
+    let right = lab.right_answers();
     let sealed_answers = if forge {
         BTreeMap::new()
     } else {

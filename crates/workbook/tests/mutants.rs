@@ -219,6 +219,15 @@ fn every_wrong_solution_in_the_catalogue_is_rejected_by_the_tests_it_names() {
                 }
             }
         }
+        let first = run.tests.iter().find(|t| !t.passed);
+        for phrase in &mutant.meta.explains {
+            if !first.is_some_and(|t| t.output.contains(phrase.as_str())) {
+                problems.push(format!(
+                    "{label}: the first failure does not say \"{phrase}\":\n{}",
+                    first.map(|t| t.output.as_str()).unwrap_or("(no failure)")
+                ));
+            }
+        }
         if seen != mutant.meta.signature {
             if bless {
                 let path = mutant.dir.join("mutant.toml");

@@ -108,7 +108,11 @@ pub fn compare(lab: &Lab, predictions: &Predictions, report: &Report) -> Vec<Com
     let mut rows = Vec::new();
     for check in &lab.meta.checks {
         let id = check.id();
-        let observed = report.checks.iter().find(|c| c.id == id).map(|c| c.holds);
+        let observed = report
+            .checks
+            .iter()
+            .find(|c| c.id == id)
+            .map(|c| check.answer_for(c.holds));
         let predicted = predictions.answers.get(&id).map(Answer::show);
         let observed_text = match observed {
             Some(true) => "yes".to_string(),
