@@ -103,14 +103,14 @@ fn main() {
     if wb.labs.labs.len() >= 5 {
         let (rel, lab) = learner(0);
         std::fs::remove_file(tamper.join(&rel)).unwrap();
+        let solution = root
+            .join("solutions")
+            .join(lab.slug())
+            .join(&lab.meta.learner_files[0]);
         #[cfg(unix)]
-        std::os::unix::fs::symlink(
-            root.join("solutions")
-                .join(lab.slug())
-                .join(&lab.meta.learner_files[0]),
-            tamper.join(&rel),
-        )
-        .unwrap();
+        std::os::unix::fs::symlink(solution, tamper.join(&rel)).unwrap();
+        #[cfg(not(unix))]
+        drop(solution);
         let (rel, lab) = learner(1);
         let solution = root
             .join("solutions")

@@ -126,7 +126,7 @@ fn main() -> ExitCode {
         return process::guard_main(rest);
     }
     if let Ok(exe) = std::env::current_exe() {
-        process::use_guard(exe);
+        process::tie_children_to_this_process(exe);
     }
     match dispatch(&args) {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,8 +9,10 @@
 //!   the operating system closes that end, the guard reads end-of-file and kills its whole
 //!   group: cargo, rustc, the test binary and anything they started. A time limit or a
 //!   cancellation kills the group from the CLI side.
-//! * **Windows.** The child runs in a job object that kills every process in it when its
-//!   last handle closes, which happens however the CLI ends.
+//! * **Windows.** At start the CLI puts itself in a job object that kills every process in
+//!   it when its last handle closes — which happens however the CLI ends — and every
+//!   child it starts (and theirs) belongs to that job. Each child also gets a job of its
+//!   own, nested, so a time limit can end that child's tree alone.
 //!
 //! This is the CLI's code, not simulated code: threads and the wall clock are fine here.
 
@@ -25,15 +27,17 @@ use std::time::{Duration, Instant};
 /// The argument that turns the CLI binary into a guard (see the module comment).
 pub const GUARD_FLAG: &str = "__guard";
 
-/// The guard program (the CLI's own binary), set once at startup. Without it children
-/// still run in their own process group and are killed at a time limit, but a CLI killed
-/// from outside would leave them running: only code linked into other programs (the
-/// consistency gate's tests) runs without one.
+/// The guard program (the CLI's own binary), set once at startup on Unix. Without it
+/// children still run in their own process group and are killed at a time limit, but a
+/// CLI killed from outside would leave them running: only code linked into other
+/// programs (the consistency gate's tests) runs without one.
 static GUARD: OnceLock<PathBuf> = OnceLock::new();
 
-/// Makes every later child run under a guard started from `program`.
-pub fn use_guard(program: PathBuf) {
+/// Ties every child started from now on to this process's life: on Unix through guards
+/// started from `program` (the CLI's own binary), on Windows through a job object.
+pub fn tie_children_to_this_process(program: PathBuf) {
     let _ = GUARD.set(program);
+    platform::tie_to_this_process();
 }
 
 /// How a child ended.
@@ -197,6 +201,9 @@ mod platform {
         wrapped
     }
 
+    /// Nothing to do at start on Unix: each child's guard holds its lifeline.
+    pub fn tie_to_this_process() {}
+
     fn kill_group(leader: u32) {
         if let Ok(pid) = i32::try_from(leader) {
             let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
@@ -325,7 +332,21 @@ mod platform {
 #[cfg(windows)]
 mod platform {
     use super::*;
-    use process_wrap::std::{CommandWrap, JobObject, KillOnDrop};
+    use process_wrap::std::{CommandWrap, JobObject};
+
+    /// The job this process and all it starts belong to; its handle closes only when the
+    /// process ends, and then every process in it is killed.
+    static JOB: OnceLock<Option<win32job::Job>> = OnceLock::new();
+
+    pub fn tie_to_this_process() {
+        JOB.get_or_init(|| {
+            let mut limits = win32job::ExtendedLimitInfo::new();
+            limits.limit_kill_on_job_close();
+            let job = win32job::Job::create_with_limit_info(&limits).ok()?;
+            job.assign_current_process().ok()?;
+            Some(job)
+        });
+    }
 
     pub fn run(job: Job<'_>) -> std::io::Result<Finished> {
         let Job {
@@ -336,18 +357,12 @@ mod platform {
             cancel,
         } = job;
         let started = Instant::now();
-        // The job object kills the whole tree at a time limit, when dropped, and when the
-        // CLI itself ends (its last handle closes).
-        let mut child = CommandWrap::from(command)
-            .wrap(JobObject)
-            .wrap(KillOnDrop)
-            .spawn()?;
+        // The child's own job: a time limit ends its whole tree.
+        let mut child = CommandWrap::from(command).wrap(JobObject).spawn()?;
         let stdout = child.stdout().take().map(|p| drain(p, output_cap));
         let stderr = child.stderr().take().map(|p| drain(p, output_cap));
-        if let Some(mut pipe) = child.stdin().take() {
-            if let Some(line) = input {
-                let _ = writeln!(pipe, "{}", line.trim_end());
-            }
+        if let (Some(mut pipe), Some(line)) = (child.stdin().take(), input) {
+            let _ = writeln!(pipe, "{}", line.trim_end());
         }
         let ending = loop {
             if let Some(status) = child.try_wait()? {
@@ -365,6 +380,8 @@ mod platform {
             }
             thread::sleep(Duration::from_millis(5));
         };
+        // Whatever the child left running in its job goes too, so the pipes close.
+        let _ = child.start_kill();
         drop(child);
         let (stdout, cut_out) = joined(stdout);
         let (stderr, cut_err) = joined(stderr);
