@@ -10,49 +10,56 @@
 
 use serde_json::Value;
 
-/// `text` with every fenced code block dedented.
+fn indentation(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+/// `text` with every fenced code block dedented down to its fence's own indentation (a
+/// block inside a list item keeps the item's indentation).
 pub fn dedent_code_blocks(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut block: Option<(String, Vec<&str>)> = None;
+    let mut block: Option<(String, usize, Vec<&str>)> = None;
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
         let fence = trimmed.starts_with("```") || trimmed.starts_with("~~~");
         match (&mut block, fence) {
             (None, true) => {
                 out.push_str(line);
-                block = Some((trimmed[..3].to_string(), Vec::new()));
+                block = Some((trimmed[..3].to_string(), indentation(line), Vec::new()));
             }
-            (Some((marker, lines)), true) if trimmed.starts_with(marker.as_str()) => {
-                out.push_str(&dedent(lines));
+            (Some((marker, indent, lines)), true) if trimmed.starts_with(marker.as_str()) => {
+                out.push_str(&dedent(lines, *indent));
                 out.push_str(line);
                 block = None;
             }
-            (Some((_, lines)), _) => lines.push(line),
+            (Some((_, _, lines)), _) => lines.push(line),
             (None, false) => out.push_str(line),
         }
     }
-    if let Some((_, lines)) = block {
+    if let Some((_, _, lines)) = block {
         // An unclosed fence: leave what follows as it was.
         out.extend(lines);
     }
     out
 }
 
-/// The lines without the leading whitespace all non-blank ones share.
-pub fn dedent(lines: &[&str]) -> String {
+/// The lines without the leading whitespace all non-blank ones share beyond `keep`
+/// columns.
+pub fn dedent(lines: &[&str], keep: usize) -> String {
     let common = lines
         .iter()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+        .map(|l| indentation(l))
         .min()
         .unwrap_or(0);
+    let cut = common.saturating_sub(keep);
     lines
         .iter()
         .map(|l| {
             if l.trim().is_empty() {
                 l.trim_start_matches([' ', '\t']).to_string()
             } else {
-                l[common..].to_string()
+                l[cut..].to_string()
             }
         })
         .collect()
@@ -101,6 +108,17 @@ mod tests {
         assert_eq!(
             dedent_code_blocks(text),
             "Text\n    indented prose stays\n```rust\npub fn a() {\n    b();\n\n}\n```\nafter\n"
+        );
+    }
+
+    #[test]
+    fn a_block_inside_a_list_item_keeps_the_items_indentation() {
+        let text = "1. Run:\n\n   ```sh\n   cargo labs\n   ```\n";
+        assert_eq!(dedent_code_blocks(text), text);
+        let nested = "1. Run:\n\n   ```rust\n       fn a() {}\n   ```\n";
+        assert_eq!(
+            dedent_code_blocks(nested),
+            "1. Run:\n\n   ```rust\n   fn a() {}\n   ```\n"
         );
     }
 

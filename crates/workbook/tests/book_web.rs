@@ -635,8 +635,119 @@ fn search_answers_offline_in_the_browser() {
     );
 }
 
+/// Measures, once the page has loaded, every code block, figure and table of the page's
+/// content against the content column, and writes what is wider into the page as JSON
+/// (`<pre id="layout-report">`), where `--dump-dom` finds it.
+const LAYOUT_PROBE: &str = r#"<script>
+window.addEventListener('load', () => {
+  const main = document.querySelector('main');
+  const right = main.getBoundingClientRect().right;
+  const wide = [];
+  for (const el of main.querySelectorAll('pre, img, table, svg')) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0) continue; // not laid out (hidden)
+    const what = el.tagName.toLowerCase() + ' ' +
+      (el.getAttribute('src') || el.textContent || '').trim().slice(0, 70).replace(/\s+/g, ' ');
+    if (el.scrollWidth > el.clientWidth + 1 && el.tagName !== 'IMG') {
+      wide.push(what + ' (scrolls: ' + el.scrollWidth + ' px of content in ' + el.clientWidth + ' px)');
+    } else if (box.right > right + 1) {
+      wide.push(what + ' (runs ' + Math.round(box.right - right) + ' px past the column)');
+    } else if (el.tagName === 'IMG' && el.naturalWidth > el.clientWidth + 1) {
+      wide.push(what + ' (shrunk from ' + el.naturalWidth + ' px to ' + el.clientWidth + ' px)');
+    }
+  }
+  const report = document.createElement('pre');
+  report.id = 'layout-report';
+  report.textContent = JSON.stringify({ column: main.clientWidth, wide });
+  document.body.appendChild(report);
+});
+</script>"#;
+
+/// A copy of the built book whose pages carry the layout probe; the book itself stays as
+/// a reader gets it.
+fn probed_book() -> &'static Path {
+    static BOOK: OnceLock<PathBuf> = OnceLock::new();
+    BOOK.get_or_init(|| {
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("book-web-probed");
+        let _ = std::fs::remove_dir_all(&out);
+        copy_dir(built_book(), &out);
+        for page in files_with_extension(&out, "html") {
+            let html = std::fs::read_to_string(&page).unwrap();
+            std::fs::write(
+                &page,
+                html.replace("</body>", &format!("{LAYOUT_PROBE}</body>")),
+            )
+            .unwrap();
+        }
+        out
+    })
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Runs `each` on every page of SUMMARY.md, two browsers at a time (CI has two cores),
+/// and gathers what it returns.
+fn for_every_page(each: impl Fn(&str) -> Vec<String> + Sync) -> Vec<String> {
+    let queue = std::sync::Mutex::new(summary_pages());
+    let found = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let Some(page) = queue.lock().unwrap().pop() else {
+                        break;
+                    };
+                    let result = each(&page);
+                    found.lock().unwrap().extend(result);
+                }
+            });
+        }
+    });
+    found.into_inner().unwrap()
+}
+
 #[test]
-fn chapter_one_screenshot_is_kept_as_an_artefact() {
+fn nothing_on_any_page_is_wider_than_its_column() {
+    if !mdbook_installed() {
+        return;
+    }
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let book = probed_book();
+    let problems = for_every_page(|page| {
+        let html = book.join(page.replace(".md", ".html"));
+        let dom = dump_dom(&chromium, &file_url(&html));
+        let Some(report) = dom
+            .split_once("<pre id=\"layout-report\">")
+            .and_then(|(_, rest)| rest.split_once("</pre>"))
+            .map(|(json, _)| decode_entities(json))
+        else {
+            return vec![format!("{page}: the layout probe did not report")];
+        };
+        let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+        report["wide"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| format!("{page}: {}", w.as_str().unwrap()))
+            .collect()
+    });
+    assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
+}
+
+#[test]
+fn every_page_is_kept_as_a_screenshot_artefact() {
     if !mdbook_installed() {
         return;
     }
@@ -646,30 +757,36 @@ fn chapter_one_screenshot_is_kept_as_an_artefact() {
     let book = built_book();
     let artefacts = root().join("target/ci-artifacts");
     std::fs::create_dir_all(&artefacts).unwrap();
-    let png = artefacts.join("chapter-01.png");
-    let _ = std::fs::remove_file(&png);
-    let profile = tempdir("chromium-shot");
-    let out = Command::new(&chromium)
-        .args(chromium_flags(&profile))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(file_url(&book.join("01-outbox.html")))
-        .stderr(Stdio::null())
-        .output()
-        .expect("chromium starts");
-    let _ = std::fs::remove_dir_all(&profile);
-    assert!(out.status.success(), "chromium --screenshot failed");
-    let bytes = std::fs::read(&png).expect("the screenshot was written");
-    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG file");
-    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
-    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
-    assert_eq!((width, height), (1280, 1700), "the window size asked for");
-    // A blank page compresses to a few kilobytes; a rendered chapter does not.
-    assert!(
-        bytes.len() > 50_000,
-        "the screenshot shows a page ({} bytes)",
-        bytes.len()
-    );
-    eprintln!("screenshot: {}", png.display());
+    let problems = for_every_page(|page| {
+        let png = artefacts.join(page.replace(".md", ".png"));
+        let _ = std::fs::remove_file(&png);
+        let profile = tempdir("chromium-shot");
+        let out = Command::new(&chromium)
+            .args(chromium_flags(&profile))
+            .arg(format!("--screenshot={}", png.display()))
+            .arg(file_url(&book.join(page.replace(".md", ".html"))))
+            .stderr(Stdio::null())
+            .output()
+            .expect("chromium starts");
+        let _ = std::fs::remove_dir_all(&profile);
+        let Ok(bytes) = std::fs::read(&png) else {
+            return vec![format!("{page}: no screenshot ({})", out.status)];
+        };
+        let size = (
+            u32::from_be_bytes(bytes[16..20].try_into().unwrap()),
+            u32::from_be_bytes(bytes[20..24].try_into().unwrap()),
+        );
+        // A blank page compresses to a few kilobytes; a rendered chapter does not.
+        if &bytes[..8] != b"\x89PNG\r\n\x1a\n" || size != (1280, 1700) || bytes.len() < 50_000 {
+            return vec![format!(
+                "{page}: the screenshot is not a rendered page ({size:?}, {} bytes)",
+                bytes.len()
+            )];
+        }
+        Vec::new()
+    });
+    assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
+    eprintln!("screenshots: {}", artefacts.display());
 }
 
 /// One HTTP/1.1 GET against the server: (status line, body).
