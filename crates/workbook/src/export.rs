@@ -114,17 +114,13 @@ pub fn student_manifest(teacher: &str) -> Result<String> {
     Ok(text)
 }
 
-/// The book's table of contents without the teacher's part.
+/// The book's table of contents without the teacher's chapter.
 fn student_summary(teacher: &str) -> String {
-    let mut out = String::new();
-    for line in teacher.lines() {
-        if line.trim() == "# For teachers" {
-            break;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out.trim_end().to_string() + "\n"
+    let kept: Vec<&str> = teacher
+        .lines()
+        .filter(|line| !line.contains("(teaching.md)"))
+        .collect();
+    kept.join("\n").trim_end().to_string() + "\n"
 }
 
 /// Texts a learner must not be able to read in the student edition: every explanation
@@ -352,7 +348,10 @@ mod tests {
     #[test]
     fn the_summary_loses_the_teachers_part() {
         let summary =
-            "# Summary\n\n- [One](01.md)\n\n# For teachers\n\n- [Teaching](teaching.md)\n";
-        assert_eq!(student_summary(summary), "# Summary\n\n- [One](01.md)\n");
+            "# Summary\n\n- [One](01.md)\n\n[Glossary](glossary.md)\n[Teaching](teaching.md)\n";
+        assert_eq!(
+            student_summary(summary),
+            "# Summary\n\n- [One](01.md)\n\n[Glossary](glossary.md)\n"
+        );
     }
 }

@@ -756,7 +756,7 @@ mod tests {
 
     #[test]
     fn the_chapter_joins_summary_in_number_order() {
-        let summary = "# Summary\n\n[Intro](introduction.md)\n\n# Chapters\n\n- [One](01-a.md)\n- [Three](03-c.md)\n\n# For teachers\n\n- [Teaching](teaching.md)\n";
+        let summary = "# Summary\n\n[Intro](introduction.md)\n\n# Chapters\n\n- [One](01-a.md)\n- [Three](03-c.md)\n\n[Glossary](glossary.md)\n";
         let two = Names::parse("02-b", "Two").unwrap();
         let four = Names::parse("04-d", "Four").unwrap();
         assert!(
@@ -765,7 +765,7 @@ mod tests {
         );
         assert!(
             add_to_summary(summary, &four)
-                .contains("- [Three](03-c.md)\n- [Four](04-d.md)\n\n# For teachers")
+                .contains("- [Three](03-c.md)\n- [Four](04-d.md)\n\n[Glossary](glossary.md)")
         );
     }
 }
