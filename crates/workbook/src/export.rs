@@ -26,6 +26,7 @@ pub const TEACHER_ONLY: &[&str] = &[
     "CONTRIBUTING.md",
     "README.md",
     "book/src/teaching.md",
+    "book/src/figures/reading-times.md",
     "crates/workbook/examples",
     "crates/workbook/tests/consistency.rs",
     "crates/workbook/tests/quality.rs",

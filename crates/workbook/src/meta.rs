@@ -489,19 +489,6 @@ pub fn predictions_page(lab: &Lab) -> String {
     out
 }
 
-/// Where each lab's predictions page lives, and its content.
-pub fn predictions_pages(root: &Path, labs: &[Lab]) -> Vec<(PathBuf, String)> {
-    labs.iter()
-        .map(|lab| {
-            (
-                root.join("book/src/predictions")
-                    .join(format!("{}.md", lab.slug())),
-                predictions_page(lab),
-            )
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

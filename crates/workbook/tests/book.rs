@@ -60,74 +60,9 @@ fn chapter_path(lab: &Lab) -> PathBuf {
     repo().join(&lab.meta.chapter)
 }
 
-/// The region of `source` between `ANCHOR: name` and `ANCHOR_END: name`, without anchor
-/// lines; the whole file without anchor lines when `anchor` is empty; lines `a:b` when it
-/// is a range.
-fn region(source: &str, anchor: &str) -> String {
-    let lines: Vec<&str> = source.lines().collect();
-    let keep = |l: &str| !l.contains("ANCHOR:") && !l.contains("ANCHOR_END:");
-    if anchor.is_empty() {
-        return lines
-            .iter()
-            .filter(|l| keep(l))
-            .map(|l| format!("{l}\n"))
-            .collect();
-    }
-    if anchor.chars().all(|c| c.is_ascii_digit() || c == ':') {
-        let mut parts = anchor.split(':').map(|p| p.parse::<usize>().ok());
-        let from = parts.next().flatten().unwrap_or(1).max(1) - 1;
-        let to = parts
-            .next()
-            .flatten()
-            .unwrap_or(lines.len())
-            .min(lines.len());
-        return lines[from..to].iter().map(|l| format!("{l}\n")).collect();
-    }
-    let start = lines
-        .iter()
-        .position(|l| l.trim_end().ends_with(&format!("ANCHOR: {anchor}")));
-    let mut out = String::new();
-    if let Some(start) = start {
-        for line in &lines[start + 1..] {
-            if line.trim_end().ends_with(&format!("ANCHOR_END: {anchor}")) {
-                break;
-            }
-            if keep(line) {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-    }
-    out
-}
-
-/// A chapter as the reader sees it: includes expanded (recursively), code blocks
-/// dedented as the book's preprocessor does.
+/// A chapter as the reader sees it (includes expanded, code blocks dedented).
 fn expanded(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap();
-    let base = path.parent().unwrap();
-    let mut out = String::new();
-    let mut rest = text.as_str();
-    while let Some(at) = rest.find("{{#include ") {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + "{{#include ".len()..];
-        let end = after.find("}}").unwrap();
-        let spec = after[..end].trim();
-        let (file, anchor) = spec.split_once(':').unwrap_or((spec, ""));
-        let target = base.join(file);
-        let included = if target.extension().is_some_and(|e| e == "md") {
-            expanded(&target)
-        } else {
-            region(
-                &std::fs::read_to_string(&target).unwrap_or_default(),
-                anchor,
-            )
-        };
-        out.push_str(&included);
-        rest = &after[end + 2..];
-    }
-    out.push_str(rest);
-    workbook::bookpp::dedent_code_blocks(&out)
+    workbook::pages::expanded(path)
 }
 
 /// The chapter's text before its `## Predict` heading, and the text from there on.

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use workbook::blob::file_blob;
 use workbook::compile::{self, Artifact, BuildEnv};
-use workbook::meta::{Lab, load_labs, predictions_pages};
+use workbook::meta::{Lab, load_labs};
+use workbook::pages::generated_pages;
 use workbook::process::{self, Finished, Job, cargo};
 use workbook::settings::Settings;
 use workbook::suite::{self, SuiteEnv, SuiteRun};
@@ -433,7 +434,7 @@ fn figures_and_generated_pages_are_current() {
     let root = root();
     let labs = labs();
     let mut problems = Vec::new();
-    for (path, text) in predictions_pages(&root, &labs) {
+    for (path, text) in generated_pages(&root, &labs) {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             problems.push(format!(
                 "{} is out of date: run `cargo labs figures`",

@@ -59,7 +59,7 @@ fn the_generated_prediction_pages_are_current() {
     let root = root();
     let labs = load_labs(&root).unwrap().labs;
     let mut problems = Vec::new();
-    for (path, text) in workbook::meta::predictions_pages(&root, &labs) {
+    for (path, text) in workbook::pages::generated_pages(&root, &labs) {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             problems.push(format!(
                 "{} is out of date: run `cargo labs figures`",

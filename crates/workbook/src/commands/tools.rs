@@ -176,7 +176,7 @@ pub fn figures(wb: &Workbook, check: bool) -> Result<()> {
             stale.push(finished.stderr.trim().to_string());
         }
     }
-    for (path, text) in crate::meta::predictions_pages(&wb.root, &wb.labs.labs) {
+    for (path, text) in crate::pages::generated_pages(&wb.root, &wb.labs.labs) {
         let current = std::fs::read_to_string(&path).unwrap_or_default();
         if current != text {
             if check {
