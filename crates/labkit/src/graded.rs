@@ -303,6 +303,17 @@ fn spawn_and_judge(exe: &Path, name: &str) -> ChildVerdict {
     verdict
 }
 
+/// What a signal that ended a test usually means, for a learner: " (SIGABRT: …)".
+pub fn signal_meaning(signal: i32) -> &'static str {
+    match signal {
+        6 => " (SIGABRT: an abort, or a stack overflow)",
+        9 => " (SIGKILL)",
+        11 => " (SIGSEGV: often a stack overflow)",
+        15 => " (SIGTERM)",
+        _ => "",
+    }
+}
+
 /// Says how a process ended, in words a learner can act on.
 pub fn describe_exit(status: &std::process::ExitStatus) -> String {
     if let Some(code) = status.code() {
@@ -312,14 +323,7 @@ pub fn describe_exit(status: &std::process::ExitStatus) -> String {
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
-            let name = match signal {
-                6 => " (SIGABRT: an abort, or a stack overflow)",
-                9 => " (SIGKILL)",
-                11 => " (SIGSEGV: often a stack overflow)",
-                15 => " (SIGTERM)",
-                _ => "",
-            };
-            return format!("was ended by signal {signal}{name}");
+            return format!("was ended by signal {signal}{}", signal_meaning(signal));
         }
     }
     "ended without an exit code".into()

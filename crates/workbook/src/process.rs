@@ -61,16 +61,10 @@ impl Ending {
     pub fn describe(self) -> String {
         match self {
             Ending::Exited(code) => format!("exited with code {code}"),
-            Ending::Signalled(signal) => {
-                let name = match signal {
-                    6 => " (SIGABRT: an abort, or a stack overflow)",
-                    9 => " (SIGKILL)",
-                    11 => " (SIGSEGV: often a stack overflow)",
-                    15 => " (SIGTERM)",
-                    _ => "",
-                };
-                format!("was ended by signal {signal}{name}")
-            }
+            Ending::Signalled(signal) => format!(
+                "was ended by signal {signal}{}",
+                labkit::graded::signal_meaning(signal)
+            ),
             Ending::TimedOut => "was stopped at its time limit".into(),
             Ending::Cancelled => "was cancelled".into(),
         }

@@ -8,10 +8,10 @@
 
 mod common;
 
-use common::repo;
+use common::{labs, repo};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use workbook::meta::{Lab, load_labs};
+use workbook::meta::Lab;
 
 /// The widest line a code block may show (the page column holds about 86 monospace
 /// characters at mdBook's default width).
@@ -42,19 +42,6 @@ const COINED: &[&str] = &[
     "unknown outcome",
     "seal",
 ];
-
-fn labs() -> Vec<Lab> {
-    let labs = load_labs(&repo()).unwrap().labs;
-    match std::env::var("LABS_ONLY") {
-        Ok(only) => {
-            let wanted: Vec<&str> = only.split(',').map(str::trim).collect();
-            labs.into_iter()
-                .filter(|l| wanted.contains(&l.meta.number.as_str()))
-                .collect()
-        }
-        Err(_) => labs,
-    }
-}
 
 fn chapter_path(lab: &Lab) -> PathBuf {
     repo().join(&lab.meta.chapter)

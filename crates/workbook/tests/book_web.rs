@@ -588,25 +588,11 @@ fn every_chapter_renders_in_headless_chromium() {
         labs.len(),
         "every lab has a chapter in SUMMARY.md"
     );
-    // Two browsers at a time: CI has two cores.
-    let queue = std::sync::Mutex::new(pages.clone());
-    let problems = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| {
-                loop {
-                    let Some(page) = queue.lock().unwrap().pop() else {
-                        break;
-                    };
-                    let html = book.join(page.replace(".md", ".html"));
-                    let dom = dump_dom(&chromium, &file_url(&html));
-                    let found = check_rendered_page(book, &page, &dom);
-                    problems.lock().unwrap().extend(found);
-                }
-            });
-        }
+    let problems = for_every_page(|page| {
+        let html = book.join(page.replace(".md", ".html"));
+        let dom = dump_dom(&chromium, &file_url(&html));
+        check_rendered_page(book, page, &dom)
     });
-    let problems = problems.into_inner().unwrap();
     assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
     // The prediction lists were found at all: chapter 1's first claim is on its page.
     let chapter = dump_dom(&chromium, &file_url(&book.join("01-outbox.html")));

@@ -33,6 +33,17 @@ fn clone_of(edition: &Path, class: &Path, learner: &str) -> PathBuf {
     to
 }
 
+/// Lab 01's right answers written after a seal of nothing (`cargo labs run --anyway`,
+/// then answers from the run): every one of them a revision.
+fn answered_after_the_seal(edition: &Path) -> String {
+    let lab = load_labs(edition).unwrap().labs.remove(0);
+    let seal = Seal::new(&lab, &BTreeMap::new(), "2026-12-01T09:00:00Z");
+    predictions::with_seal(
+        &predictions::render(&lab, &lab.right_answers(), None),
+        &seal,
+    )
+}
+
 /// Lab 01's answers from the key, sealed the way `cargo labs run` seals them; with
 /// `forge`, the answers are put in after the seal (its checksum no longer matches).
 fn predictions_text(edition: &Path, forge: bool) -> String {
@@ -184,20 +195,16 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
         &format!("{solution}\n{}", "// padding\n".repeat(40_000)),
     );
 
-    let before: Vec<_> = [
-        &solved, &settings, &starter, &symlink, &include, &forger, &huge,
-    ]
-    .iter()
-    .map(|d| snapshot(d))
-    .collect();
+    let late = clone_of(&edition, &submissions, "h-late");
+    put(&late, PREDICTIONS, &answered_after_the_seal(&edition));
+
+    let everyone = [
+        &solved, &settings, &starter, &symlink, &include, &forger, &huge, &late,
+    ];
+    let before: Vec<_> = everyone.iter().map(|d| snapshot(d)).collect();
     let json = class.join("class.json");
     let csv = class.join("class.csv");
-    let dirs: Vec<String> = [
-        &solved, &settings, &starter, &symlink, &include, &forger, &huge,
-    ]
-    .iter()
-    .map(|d| d.display().to_string())
-    .collect();
+    let dirs: Vec<String> = everyone.iter().map(|d| d.display().to_string()).collect();
     let mut args: Vec<&str> = vec!["grade-class"];
     args.extend(dirs.iter().map(String::as_str));
     let work = repo().join("target/grade-class-test");
@@ -212,12 +219,7 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
     let out = common::run_cli(&repo(), &args);
     assert!(out.status.success(), "{}", stderr(&out));
 
-    let after: Vec<_> = [
-        &solved, &settings, &starter, &symlink, &include, &forger, &huge,
-    ]
-    .iter()
-    .map(|d| snapshot(d))
-    .collect();
+    let after: Vec<_> = everyone.iter().map(|d| snapshot(d)).collect();
     assert_eq!(before, after, "grade-class wrote into a submission");
     assert!(!solved.join("owned.txt").exists());
 
@@ -274,6 +276,11 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
         "{forged}"
     );
     assert_eq!(points("g-huge"), (0.0, 0.0));
+    assert_eq!(
+        points("h-late"),
+        (0.0, 0.0),
+        "answers given after the seal earn nothing"
+    );
     assert!(notes("g-huge").contains("more than"), "{}", notes("g-huge"));
 
     let csv = std::fs::read_to_string(&csv).unwrap();

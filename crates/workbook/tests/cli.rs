@@ -276,3 +276,41 @@ fn answers_typed_at_the_prompt_are_saved_one_by_one_so_a_kill_loses_nothing() {
     );
     assert!(after.contains("external-effect-survives-rollback = ?"));
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    let root = scratch();
+    // A pipe whose reader is gone before the command starts: its first write fails.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = common::cli(&root, &["help"])
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+}
+
+#[test]
+fn every_command_answers_help() {
+    let root = scratch();
+    for command in [
+        "check",
+        "run",
+        "predict",
+        "grade",
+        "grade-class",
+        "export",
+        "watch",
+        "replay",
+    ] {
+        let out = labs(&root, &[command, "--help"]);
+        assert!(out.status.success(), "{command}: {}", stderr(&out));
+        assert!(
+            stdout(&out).starts_with(&format!("usage: cargo labs {command}")),
+            "{command}: {}",
+            stdout(&out)
+        );
+    }
+}

@@ -4,44 +4,19 @@
 //! names, every observed verdict equals its answer key, the book's includes resolve, the
 //! figures are current, the metadata is complete and the published hashes are right.
 
+mod common;
+
+use common::{labs, repo as root};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use workbook::blob::file_blob;
 use workbook::compile::{self, Artifact, BuildEnv};
-use workbook::meta::{Lab, load_labs};
+use workbook::meta::Lab;
 use workbook::pages::generated_pages;
 use workbook::process::{self, Finished, Job, cargo};
 use workbook::settings::Settings;
 use workbook::suite::{self, SuiteEnv, SuiteRun};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-/// Every lab, or only those named in `LABS_ONLY` (e.g. `LABS_ONLY=01,05`) while a lab is
-/// being written.
-fn labs() -> Vec<Lab> {
-    let loaded = load_labs(&root()).expect("labs/ can be read");
-    assert!(
-        loaded.broken.is_empty(),
-        "every lab.toml parses: {:?}",
-        loaded.broken
-    );
-    let labs = loaded.labs;
-    match std::env::var("LABS_ONLY") {
-        Ok(only) => {
-            let wanted: Vec<&str> = only.split(',').map(str::trim).collect();
-            labs.into_iter()
-                .filter(|l| wanted.contains(&l.meta.number.as_str()))
-                .collect()
-        }
-        Err(_) => labs,
-    }
-}
 
 /// Collects every problem of every lab, so one run shows them all.
 fn report(problems: Vec<String>) {
@@ -460,6 +435,25 @@ fn figures_and_generated_pages_are_current() {
         );
         if !run.success() {
             problems.push(format!("lab {}: {}", lab.meta.number, run.stderr.trim()));
+        }
+    }
+    report(problems);
+}
+
+#[test]
+fn no_solution_draws_an_integrity_note() {
+    let root = root();
+    let mut problems = Vec::new();
+    for lab in labs() {
+        for file in &lab.meta.learner_files {
+            let path = root.join("solutions").join(lab.slug()).join(file);
+            let source = std::fs::read_to_string(&path).unwrap();
+            for note in workbook::integrity::scan(file, &source) {
+                problems.push(format!(
+                    "lab {}: the reference solution draws a note no solution should: {note}",
+                    lab.meta.number
+                ));
+            }
         }
     }
     report(problems);

@@ -9,31 +9,18 @@
 
 mod common;
 
-use common::repo;
+use common::{labs, repo};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 use workbook::compile::{self, Artifact, BuildEnv};
-use workbook::meta::{Lab, load_labs};
+use workbook::meta::Lab;
 use workbook::mutants::{Mutant, catalogue, signature};
 use workbook::settings::Settings;
 use workbook::suite::{self, SuiteEnv};
 
 /// The least number of entries each lab's catalogue must have.
 const PER_LAB: usize = 8;
-
-fn labs() -> Vec<Lab> {
-    let labs = load_labs(&repo()).unwrap().labs;
-    match std::env::var("LABS_ONLY") {
-        Ok(only) => {
-            let wanted: Vec<&str> = only.split(',').map(str::trim).collect();
-            labs.into_iter()
-                .filter(|l| wanted.contains(&l.meta.number.as_str()))
-                .collect()
-        }
-        Err(_) => labs,
-    }
-}
 
 fn absolute(path: &Path) -> String {
     path.display().to_string()

@@ -5,26 +5,13 @@
 
 mod common;
 
-use common::repo;
+use common::{labs, repo};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use workbook::meta::{Lab, load_labs};
+use workbook::meta::Lab;
 
 const MAX_FILE_LINES: usize = 300;
 const MAX_FUNCTION_LINES: usize = 60;
-
-fn labs() -> Vec<Lab> {
-    let labs = load_labs(&repo()).unwrap().labs;
-    match std::env::var("LABS_ONLY") {
-        Ok(only) => {
-            let wanted: Vec<&str> = only.split(',').map(str::trim).collect();
-            labs.into_iter()
-                .filter(|l| wanted.contains(&l.meta.number.as_str()))
-                .collect()
-        }
-        Err(_) => labs,
-    }
-}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

@@ -16,6 +16,28 @@ pub fn repo() -> PathBuf {
         .unwrap()
 }
 
+/// The workbook's labs, or only those named in `LABS_ONLY` (e.g. `LABS_ONLY=01,05`) while
+/// a lab is being written. Every lab.toml must load.
+pub fn labs() -> Vec<workbook::meta::Lab> {
+    let loaded = workbook::meta::load_labs(&repo()).expect("labs/ can be read");
+    assert!(
+        loaded.broken.is_empty(),
+        "every lab.toml parses: {:?}",
+        loaded.broken
+    );
+    match std::env::var("LABS_ONLY") {
+        Ok(only) => {
+            let wanted: Vec<&str> = only.split(',').map(str::trim).collect();
+            loaded
+                .labs
+                .into_iter()
+                .filter(|l| wanted.contains(&l.meta.number.as_str()))
+                .collect()
+        }
+        Err(_) => loaded.labs,
+    }
+}
+
 /// A fresh, empty scratch folder named after `what`, unique in this test run.
 pub fn scratch_dir(what: &str) -> PathBuf {
     let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
