@@ -132,6 +132,8 @@ pub struct LabEvidence<'a> {
     pub first_seal: Option<Seal>,
     /// How the lab's graded run went.
     pub run: LabRun,
+    /// The tests the graded suite names: each one is owed a result, run or not.
+    pub expected: Vec<String>,
     pub integrity: Integrity,
     pub notes: Vec<String>,
 }
@@ -240,6 +242,7 @@ pub fn grade_lab(evidence: LabEvidence<'_>, settings: &Settings) -> LabGrade {
         predictions,
         first_seal,
         run,
+        expected,
         mut integrity,
         mut notes,
     } = evidence;
@@ -266,11 +269,28 @@ pub fn grade_lab(evidence: LabEvidence<'_>, settings: &Settings) -> LabGrade {
             (LabStatus::Error, None)
         }
     };
-    let expected: Vec<String> = match &suite {
-        Some(suite) => suite.tests.iter().map(|t| t.name.clone()).collect(),
-        None => Vec::new(),
-    };
-    if let Some(suite) = &suite {
+    // A lab that did not run owes every test of its suite: each one failed, and says why.
+    let ran = suite.is_some();
+    let suite = suite.unwrap_or_else(|| {
+        let why = match status {
+            LabStatus::CompileError => "not run: the lab does not compile",
+            LabStatus::Timeout => "not run: the lab did not build in time",
+            _ => "not run: the lab could not be built",
+        };
+        SuiteRun {
+            tests: expected
+                .iter()
+                .map(|name| crate::suite::TestRun {
+                    name: name.clone(),
+                    passed: false,
+                    output: String::new(),
+                    unreported: Some(why.into()),
+                })
+                .collect(),
+            ..SuiteRun::default()
+        }
+    });
+    if ran {
         integrity.notes.extend(suite.notes.iter().cloned());
         for test in suite.tests.iter().filter(|t| !t.passed) {
             if let Some(how) = &test.unreported {
@@ -286,9 +306,7 @@ pub fn grade_lab(evidence: LabEvidence<'_>, settings: &Settings) -> LabGrade {
     let earning = lab.meta.starter_fails.len().max(1) as f64;
     let share = max_graded / earning;
     let results: Vec<TestGrade> = suite
-        .as_ref()
-        .map(|s| s.tests.as_slice())
-        .unwrap_or_default()
+        .tests
         .iter()
         .map(|t| {
             let max = if earns(&t.name) { share } else { 0.0 };
@@ -328,7 +346,7 @@ pub fn grade_lab(evidence: LabEvidence<'_>, settings: &Settings) -> LabGrade {
         status,
         tests: Tests {
             passed: results.iter().filter(|t| t.passed).count(),
-            expected: expected.len(),
+            expected: results.len(),
             results,
         },
         predictions: prediction_grade,

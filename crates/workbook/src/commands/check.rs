@@ -152,12 +152,15 @@ pub fn grade_tree(
         .zip(runs)
         .map(|(lab, run)| {
             let (part, integrity) = evidence(lab);
+            let suite =
+                std::fs::read_to_string(tree.join(&lab.meta.graded_suite)).unwrap_or_default();
             grade::grade_lab(
                 LabEvidence {
                     lab,
                     predictions: part.predictions,
                     first_seal: part.first_seal,
                     run,
+                    expected: graded_test_names(&suite),
                     integrity,
                     notes: part.notes,
                 },
