@@ -21,6 +21,7 @@ pub mod process;
 pub mod progress;
 pub mod sandbox;
 pub mod scaffold;
+pub mod serve;
 pub mod settings;
 pub mod suite;
 pub mod text;

@@ -1,12 +1,10 @@
 //! `cargo labs` — see the README, or run `cargo labs help`.
 
-mod serve;
-
 use colored::Colorize;
 use std::process::ExitCode;
 use workbook::commands::{self, Workbook};
 use workbook::error::{Error, Result};
-use workbook::{class, export, find_root, process, scaffold, watch};
+use workbook::{class, export, find_root, process, scaffold, serve, watch};
 
 /// Every command: its usage line and what `cargo labs COMMAND --help` says of it.
 const COMMANDS: &[(&str, &str, &str)] = &[

@@ -3,10 +3,10 @@
 //! axum double its build time), and a reader needs no live reload: the book is served as
 //! built. GET and HEAD only; paths never leave the book's folder.
 
+use crate::error::{Error as Failure, Result};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
-use workbook::error::{Error as Failure, Result};
 
 /// Serves `dir` until the process is stopped (Ctrl-C). Tries port 3000 and the nine
 /// after it, then any free port; prints the URL.
@@ -56,7 +56,8 @@ fn resolve(dir: &Path, target: &str) -> Option<PathBuf> {
     Some(file)
 }
 
-fn percent_decode(text: &str) -> Option<String> {
+/// Decodes `%XX` escapes (a URL path as a browser sends it); `None` when malformed.
+pub fn percent_decode(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -120,27 +120,9 @@ fn attribute_values<'a>(html: &'a str, name: &str) -> Vec<&'a str> {
     values
 }
 
+/// A link's target as the file system names it (a malformed escape stays as it is).
 fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    workbook::serve::percent_decode(text).unwrap_or_else(|| text.to_string())
 }
 
 fn decode_entities(text: &str) -> String {
