@@ -955,9 +955,33 @@ mod tests {
         }
     }
 
-    /// The picture's width and its `<text>` elements but rotated ones: (x, y, anchor,
-    /// bold, content).
-    fn parse(svg: &str) -> (i32, Vec<(i32, i32, String, bool, String)>) {
+    /// One `<text>` element of a picture.
+    struct Drawn {
+        x: i32,
+        y: i32,
+        size: f64,
+        anchor: String,
+        bold: bool,
+        content: String,
+    }
+
+    impl Drawn {
+        /// Its horizontal extent.
+        fn extent(&self) -> (f64, f64) {
+            let (x, w) = (
+                self.x as f64,
+                text_width(&self.content, self.size, self.bold),
+            );
+            match self.anchor.as_str() {
+                "middle" => (x - w / 2.0, x + w / 2.0),
+                "end" => (x - w, x),
+                _ => (x, x + w),
+            }
+        }
+    }
+
+    /// The picture's width and its `<text>` elements but rotated ones.
+    fn parse(svg: &str) -> (i32, Vec<Drawn>) {
         let attribute = |tag: &str, name: &str| -> Option<String> {
             let needle = format!(" {name}=\"");
             let start = tag.find(&needle)? + needle.len();
@@ -965,6 +989,7 @@ mod tests {
         };
         let root = svg.split('>').next().unwrap();
         let width: i32 = attribute(root, "width").unwrap().parse().unwrap();
+        let root_size: f64 = attribute(root, "font-size").map_or(TEXT, |s| s.parse().unwrap());
         let texts = svg
             .split("<text")
             .skip(1)
@@ -972,30 +997,21 @@ mod tests {
             .map(|rest| {
                 let (tag, after) = rest.split_once('>').unwrap();
                 let content = after.split("</text>").next().unwrap();
-                (
-                    attribute(tag, "x").unwrap().parse().unwrap(),
-                    attribute(tag, "y").unwrap().parse().unwrap(),
-                    attribute(tag, "text-anchor").unwrap_or_else(|| "start".into()),
-                    attribute(tag, "font-weight").as_deref() == Some("bold"),
-                    content
+                Drawn {
+                    x: attribute(tag, "x").unwrap().parse().unwrap(),
+                    y: attribute(tag, "y").unwrap().parse().unwrap(),
+                    size: attribute(tag, "font-size").map_or(root_size, |s| s.parse().unwrap()),
+                    anchor: attribute(tag, "text-anchor").unwrap_or_else(|| "start".into()),
+                    bold: attribute(tag, "font-weight").as_deref() == Some("bold"),
+                    content: content
                         .replace("&lt;", "<")
                         .replace("&gt;", ">")
                         .replace("&quot;", "\"")
                         .replace("&amp;", "&"),
-                )
+                }
             })
             .collect();
         (width, texts)
-    }
-
-    /// The horizontal extent of a text element of size `size`.
-    fn extent(text: &(i32, i32, String, bool, String), size: f64) -> (f64, f64) {
-        let (x, w) = (text.0 as f64, text_width(&text.4, size, text.3));
-        match text.2.as_str() {
-            "middle" => (x - w / 2.0, x + w / 2.0),
-            "end" => (x - w, x),
-            _ => (x, x + w),
-        }
     }
 
     #[test]
@@ -1031,35 +1047,28 @@ mod tests {
         let svg = diagram.to_svg();
         let (width, texts) = parse(&svg);
         assert!(width <= MAX_WIDTH, "{width} px wide:\n{svg}");
-        // Every text inside the picture, at its size.
+        // Every text inside the picture.
         for text in &texts {
-            let size = if svg.contains(&format!("font-size=\"15\">{}<", escape(&text.4))) {
-                TITLE
-            } else {
-                TEXT
-            };
-            let (left, right) = extent(text, size);
+            let (left, right) = text.extent();
             assert!(
                 left >= 0.0 && right <= width as f64,
                 "`{}` spans {left}…{right} of {width}",
-                text.4
+                text.content
             );
         }
         // Every word of every text drawn, in order: a wrapped text's lines are
         // consecutive elements, so the drawn lines joined by spaces hold it whole.
-        let drawn: Vec<&str> = texts.iter().map(|t| t.4.as_str()).collect();
+        let drawn: Vec<&str> = texts.iter().map(|t| t.content.as_str()).collect();
         let drawn = drawn.join(" ");
         for text in [label, across, back, note, divider, single_word] {
             assert!(drawn.contains(text), "`{text}` not drawn whole in:\n{svg}");
         }
         assert!(drawn.contains(&Sequence::crash_caption(crash)), "{svg}");
-        assert!(
-            texts.iter().filter(|t| t.4.len() < label.len()).count() > texts.len() / 2,
-            "the long labels wrap: {drawn}"
-        );
-        // A label's lines fit between its arrow's ends and stay above the arrow.
+        assert!(!texts.iter().any(|t| t.content == label), "it wraps: {svg}");
+        // A label's lines fit between its arrow's ends and stay above the arrow, below
+        // the arrow before: a row grows with its label's lines.
         let lines: Vec<&str> = svg.lines().collect();
-        let mut arrows = 0;
+        let (mut arrows, mut arrow_before) = (0, 0);
         for (n, line) in lines.iter().enumerate() {
             if !(line.starts_with("<line x1=") && line.contains("marker-end")) {
                 continue;
@@ -1072,22 +1081,28 @@ mod tests {
             };
             let (x1, x2, y) = (number("x1"), number("x2"), number("y1"));
             for text in &texts_of_row {
-                let (left, right) = extent(text, TEXT);
+                let (left, right) = text.extent();
                 assert!(
                     left >= x1.min(x2) as f64 && right <= x1.max(x2) as f64,
                     "`{}` ({left}…{right}) runs past its arrow ({x1}…{x2})",
-                    text.4
+                    text.content
                 );
-                assert!(text.1 < y, "`{}` is not above its arrow", text.4);
+                assert!(
+                    text.y < y && text.y as f64 - text.size > arrow_before as f64,
+                    "`{}` is not between its arrow and the one before",
+                    text.content
+                );
             }
+            assert!(texts_of_row.len() > 1 || texts_of_row[0].content == single_word);
+            arrow_before = y;
         }
         assert_eq!(arrows, 4, "{svg}");
         // Binding symbols keep their neighbours: no line starts or ends with an arrow.
         for text in &texts {
             assert!(
-                !text.4.starts_with('→') && !text.4.ends_with('→'),
+                !text.content.starts_with('→') && !text.content.ends_with('→'),
                 "{}",
-                text.4
+                text.content
             );
         }
     }
@@ -1147,20 +1162,20 @@ mod tests {
         let (width, texts) = parse(&svg);
         assert!(width <= MAX_WIDTH, "{width}:\n{svg}");
         for text in &texts {
-            let (left, right) = extent(text, if text.3 { TITLE } else { CHART_TEXT });
+            let (left, right) = text.extent();
             assert!(
                 left >= 0.0 && right <= width as f64,
                 "{}: {left}…{right}",
-                text.4
+                text.content
             );
         }
         // The category labels wrap under their groups rather than overlap.
-        let drawn: Vec<&str> = texts.iter().map(|t| t.4.as_str()).collect();
+        let drawn: Vec<&str> = texts.iter().map(|t| t.content.as_str()).collect();
         let drawn = drawn.join(" ");
         for s in 1..=12 {
             assert!(drawn.contains(&format!("split {s}")), "{drawn}");
         }
-        assert!(texts.iter().any(|t| t.4 == "split"), "{drawn}");
+        assert!(texts.iter().any(|t| t.content == "split"), "{drawn}");
     }
 
     #[test]
