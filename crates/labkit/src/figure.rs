@@ -574,7 +574,9 @@ fn text_lines(out: &mut String, lines: &[String], x: i32, last_baseline: i32, st
 
 /// A bar chart: one group of bars per category, one bar per series. The value axis ends
 /// on the first round tick at or above the largest value, and a chart of one series has
-/// no legend (its title and axis name it).
+/// no legend (its title and axis name it). The chart fits [`MAX_WIDTH`]: its groups share
+/// the room beside the axis and the legend, and category labels wider than their group
+/// wrap (or, when a word is wider still, only every k-th category is labelled).
 #[derive(Clone, Debug)]
 pub struct BarChart {
     pub title: String,
