@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 
 /// The widest line a code block of the book shows without scrolling.
 const BOOK_COLUMNS: usize = 90;
+/// The widest figure: the book's content column is 750 px (mdBook's default) and a wider
+/// picture is shrunk by the browser until its 13 px text reads at 9 or 10 px.
+const MAX_WIDTH: f64 = labkit::figure::MAX_WIDTH as f64;
 /// Rounding slack, in pixels: coordinates in the SVGs are whole pixels.
 const SLACK: f64 = 0.5;
 
@@ -178,6 +181,23 @@ fn problems_of(name: &str, svg: &str) -> Vec<String> {
     problems
 }
 
+/// Why an SVG figure is too wide for the book's column, if it is: by its viewBox (the
+/// width its text was laid out for) or by its width attribute (the width it is drawn at).
+fn width_problem(name: &str, svg: &str) -> Option<String> {
+    let root = svg.split('>').next().filter(|t| t.starts_with("<svg"))?;
+    let laid_out: f64 = attribute(root, "viewBox")?
+        .split_whitespace()
+        .nth(2)?
+        .parse()
+        .ok()?;
+    let drawn = number(root, "width").unwrap_or(laid_out);
+    (laid_out > MAX_WIDTH || drawn > MAX_WIDTH).then(|| {
+        format!(
+            "{name}: {laid_out} px wide (drawn at {drawn} px); the book's column holds {MAX_WIDTH} px unshrunk"
+        )
+    })
+}
+
 fn figures(extension: &str) -> Vec<(String, String)> {
     let mut found: Vec<(String, String)> = std::fs::read_dir(figures_dir())
         .expect("book/src/figures exists")
@@ -209,6 +229,21 @@ fn every_svg_figure_keeps_its_text_inside_its_boxes_and_picture() {
 }
 
 #[test]
+fn no_svg_figure_is_wider_than_the_books_column() {
+    let svgs = figures("svg");
+    assert!(!svgs.is_empty(), "no SVG figure under book/src/figures");
+    let problems: Vec<String> = svgs
+        .iter()
+        .filter_map(|(name, svg)| width_problem(name, svg))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "\n{}\n(regenerate with `cargo labs figures` after fixing the figure code)\n",
+        problems.join("\n")
+    );
+}
+
+#[test]
 fn every_text_figure_fits_the_books_code_blocks() {
     let mut problems = Vec::new();
     for (name, text) in figures("txt") {
@@ -226,7 +261,8 @@ fn every_text_figure_fits_the_books_code_blocks() {
 }
 
 /// The gate itself: it finds text that runs out of its box, out of the picture, or out
-/// of the top of a rotated axis name, and passes text that fits.
+/// of the top of a rotated axis name, and a picture wider than the column, and passes
+/// text and pictures that fit.
 #[test]
 fn the_gate_catches_text_that_does_not_fit() {
     let head = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 300 200\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"13\">";
@@ -258,4 +294,13 @@ fn the_gate_catches_text_that_does_not_fit() {
         "{head}<text x=\"16\" y=\"40\" transform=\"rotate(-90 16 40)\" text-anchor=\"middle\">a long axis name</text></svg>"
     );
     assert!(!problems_of("axis.svg", &rotated).is_empty());
+    let wide = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 960 200\" width=\"960\" height=\"200\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"13\"></svg>";
+    let found = width_problem("wide.svg", wide);
+    assert!(
+        found
+            .as_deref()
+            .is_some_and(|p| p.starts_with("wide.svg: 960 px wide")),
+        "{found:?}"
+    );
+    assert_eq!(width_problem("fits.svg", &fits), None);
 }
