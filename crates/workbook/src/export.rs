@@ -35,6 +35,10 @@ pub const TEACHER_ONLY: &[&str] = &[
     "crates/workbook/tests/class.rs",
     "crates/workbook/tests/export.rs",
     "crates/workbook/tests/mutants.rs",
+    "crates/workbook/tests/book.rs",
+    "crates/workbook/tests/readability.rs",
+    "crates/workbook/tests/figures_fit.rs",
+    "crates/workbook/tests/quoted_replays.rs",
 ];
 
 /// Where the student edition's own files (its README, its Classroom workflow) live in
