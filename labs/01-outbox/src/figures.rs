@@ -42,7 +42,8 @@ fn relay_sequence() -> String {
 /// What `cargo labs check 01` shows for the starter's first failing schedule.
 fn first_failure() -> String {
     match explore_relay(2, Faults::All, &ALL_INVARIANTS).failure {
-        Some(failure) => format!("{failure}\n"),
+        // The book's code column holds 86 characters.
+        Some(failure) => format!("{failure:86}\n"),
         None => "every schedule with up to two faults passes\n".to_string(),
     }
 }

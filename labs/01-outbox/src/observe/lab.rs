@@ -29,6 +29,9 @@ impl From<rusqlite::Error> for LabError {
 
 pub type Result<T> = std::result::Result<T, LabError>;
 
+/// What an operation answers: `created`, `existing`, `applied`, `already-sent`.
+pub type Answer = &'static str;
+
 /// The fictional receiver: a dictionary of applied effects keyed by order id, and the log
 /// of every call it received. Not durable, not safe for concurrent callers.
 #[derive(Default)]
@@ -39,8 +42,8 @@ pub struct FictionalReceiver {
 
 impl FictionalReceiver {
     // ANCHOR: receiver
-    /// Applies an effect once per identity; a retry with the same amount is recognised.
-    pub fn receive(&mut self, order_id: &str, amount: i64) -> Result<&'static str> {
+    /// Logs the call, then looks the identity up before it applies anything.
+    pub fn receive(&mut self, order_id: &str, amount: i64) -> Result<Answer> {
         self.calls.push((order_id.to_string(), amount));
         if let Some(&existing) = self.effects.get(order_id) {
             if existing != amount {
@@ -57,7 +60,7 @@ impl FictionalReceiver {
 /// The lab's world: the database, the receipts of the unsafe path and the receiver.
 pub struct OutboxLab {
     pub db: Connection,
-    /// Receipts of an external call made *inside* a database transaction.
+    /// Receipts of the external call the unsafe attempt makes.
     pub unsafe_receipts: Vec<(String, i64)>,
     pub receiver: FictionalReceiver,
 }
@@ -77,17 +80,14 @@ impl OutboxLab {
     }
 
     // ANCHOR: unsafe_attempt
-    /// Calls the outside world from inside a transaction: the call is not part of it.
-    pub fn unsafe_attempt(&mut self, order_id: &str, amount: i64, abort: bool) -> Result<()> {
+    /// Opens a transaction, calls the outside world, inserts the order, commits.
+    pub fn unsafe_attempt(&mut self, id: &str, amount: i64, abort: bool) -> Result<()> {
         let tx = self.db.transaction()?;
-        // This external list is outside SQLite's transaction boundary.
-        self.unsafe_receipts.push((order_id.to_string(), amount));
-        tx.execute(
-            "INSERT INTO orders VALUES (?1, ?2)",
-            params![order_id, amount],
-        )?;
+        // The fictional external call: a receipt appended to a list in memory.
+        self.unsafe_receipts.push((id.to_string(), amount));
+        tx.execute("INSERT INTO orders VALUES (?1, ?2)", params![id, amount])?;
         if abort {
-            // Dropping `tx` rolls back the insert; nothing rolls back the receipt.
+            // Returning drops `tx` without a COMMIT.
             return Err(LabError::Injected("injected failure before commit"));
         }
         tx.commit()?;
@@ -97,10 +97,10 @@ impl OutboxLab {
 
     // ANCHOR: enqueue
     /// Records the order and its publication intent in one transaction.
-    pub fn enqueue(&mut self, order_id: &str, amount: i64, abort: bool) -> Result<&'static str> {
+    pub fn enqueue(&mut self, id: &str, amount: i64, abort: bool) -> Result<Answer> {
         let tx = self.db.transaction()?;
         let existing: Option<i64> = tx
-            .query_row("SELECT amount FROM orders WHERE id = ?1", [order_id], |r| {
+            .query_row("SELECT amount FROM orders WHERE id = ?1", [id], |r| {
                 r.get(0)
             })
             .optional()?;
@@ -111,25 +111,19 @@ impl OutboxLab {
             tx.commit()?;
             return Ok("existing");
         }
-        tx.execute(
-            "INSERT INTO orders VALUES (?1, ?2)",
-            params![order_id, amount],
-        )?;
+        tx.execute("INSERT INTO orders VALUES (?1, ?2)", params![id, amount])?;
         if abort {
             return Err(LabError::Injected("injected failure before outbox write"));
         }
-        tx.execute(
-            "INSERT INTO outbox VALUES (?1, ?2, 0)",
-            params![order_id, amount],
-        )?;
+        tx.execute("INSERT INTO outbox VALUES (?1, ?2, 0)", params![id, amount])?;
         tx.commit()?;
         Ok("created")
     }
     // ANCHOR_END: enqueue
 
     // ANCHOR: relay
-    /// Publishes one intent; `lose_response` loses the answer after the receiver applied it.
-    pub fn relay(&mut self, order_id: &str, lose_response: bool) -> Result<&'static str> {
+    /// Publishes one intent; `lose_response` loses the receiver's answer on the way back.
+    pub fn relay(&mut self, order_id: &str, lose_response: bool) -> Result<Answer> {
         let row: Option<(i64, bool)> = self
             .db
             .query_row(

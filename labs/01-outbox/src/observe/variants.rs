@@ -1,7 +1,7 @@
 //! Other ways to write the lab's operations, for the variations: each differs from the
 //! seed's operation in one step, and runs on the same database and receiver.
 
-use super::lab::{LabError, OutboxLab, Result};
+use super::lab::{Answer, LabError, OutboxLab, Result};
 use rusqlite::params;
 
 impl OutboxLab {
@@ -61,7 +61,7 @@ impl OutboxLab {
     }
 
     /// The relay, when the network loses the request before it reaches the receiver.
-    pub fn relay_losing_the_request(&mut self, order_id: &str) -> Result<&'static str> {
+    pub fn relay_losing_the_request(&mut self, order_id: &str) -> Result<Answer> {
         match self.read_unsent(order_id)? {
             None => Ok("already-sent"),
             Some(_) => Err(LabError::Timeout),
@@ -70,11 +70,7 @@ impl OutboxLab {
 
     /// A relay that marks the intent sent before it calls the receiver; `dies_after_mark`
     /// stops the process between the two.
-    pub fn relay_marking_first(
-        &mut self,
-        order_id: &str,
-        dies_after_mark: bool,
-    ) -> Result<&'static str> {
+    pub fn relay_marking_first(&mut self, order_id: &str, dies_after_mark: bool) -> Result<Answer> {
         let Some(amount) = self.read_unsent(order_id)? else {
             return Ok("already-sent");
         };
@@ -87,7 +83,7 @@ impl OutboxLab {
     }
 
     /// The second half of a relay that read `amount` earlier: the call, then the mark.
-    pub fn deliver_and_mark(&mut self, order_id: &str, amount: i64) -> Result<&'static str> {
+    pub fn deliver_and_mark(&mut self, order_id: &str, amount: i64) -> Result<Answer> {
         let receipt = self.receiver.receive(order_id, amount)?;
         self.db
             .execute("UPDATE outbox SET sent = 1 WHERE id = ?1", [order_id])?;

@@ -54,21 +54,21 @@ impl From<rusqlite::Error> for ReceiverError {
     }
 }
 
+// ANCHOR: outcome
 /// What the relay sees when it calls the receiver over the network.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// The response arrived.
     Delivered(Delivery),
-    /// RESOURCE_EXHAUSTED: the receiver refused the request before applying it (it was
-    /// throttled). Definitely not applied: the YDB SDKs retry this code even for a call
-    /// that is not idempotent. (Not UNAVAILABLE: a broken connection's UNAVAILABLE says
-    /// nothing about whether the server applied the call.)
+    /// RESOURCE_EXHAUSTED: the receiver refused the request before applying it (it
+    /// was throttled). Definitely not applied.
     ResourceExhausted,
     /// DEADLINE_EXCEEDED: no response. The effect may or may not have been applied.
     DeadlineExceeded,
     /// The receiver refused the request (an identity collision).
     Rejected(String),
 }
+// ANCHOR_END: outcome
 
 /// The receiver's durable table. `seq` numbers every applied effect, so a receiver that
 /// does not recognise identities shows up as two rows for one order.
