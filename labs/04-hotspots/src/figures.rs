@@ -1,10 +1,11 @@
 //! The figures of chapter 4: the live writes per split of each key design, as a chart
 //! and as a table.
 
+use crate::invariants::{self, report};
 use crate::observe::designs::{
     HASH_FIRST, REVERSED, SHARD_PREFIX, TIMESTAMP_FIRST, measure_design,
 };
-use crate::scenarios::{LIVE, SHARDS, SPLITS};
+use crate::scenarios::{LIVE, SHARDS, SPLITS, measure_learner_design};
 use labkit::figure::BarChart;
 use sim_ranges::busiest_share;
 
@@ -40,6 +41,20 @@ fn markdown_table(rows: &[(String, Vec<u64>)]) -> String {
     table
 }
 
+/// What `cargo labs check 04` shows first for the starter's design: the first measured
+/// invariant it breaks, in the graded suite's order.
+fn first_failure() -> String {
+    let m = measure_learner_design(SHARDS);
+    let verdict = invariants::busiest_split(&m, SHARDS)
+        .and_then(|()| invariants::every_order_stored(&m))
+        .and_then(|()| invariants::design(&m, SHARDS));
+    match verdict {
+        // The book's code column holds 86 characters.
+        Err(violation) => report(&violation, SHARDS, &m, 86),
+        Ok(()) => "the design meets every measured bound\n".to_string(),
+    }
+}
+
 /// The figures of chapter 4.
 pub fn figures() -> Vec<(&'static str, String)> {
     let rows = writes_by_design();
@@ -55,5 +70,6 @@ pub fn figures() -> Vec<(&'static str, String)> {
     vec![
         ("04-writes-per-split.svg", chart.to_svg()),
         ("04-writes-per-split.md", markdown_table(&rows)),
+        ("04-first-failure.txt", first_failure()),
     ]
 }

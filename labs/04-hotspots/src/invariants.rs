@@ -20,7 +20,7 @@ pub fn busiest_split(m: &Measurement, shards: u32) -> Verdict {
         return Ok(());
     }
     Err(Violation::new(
-        "the busiest split takes at most 1.5/N of the live inserts",
+        "the busiest split takes at most 1.5/N of the inserts",
         &[
             let_line(shards),
             format!(
@@ -160,11 +160,9 @@ pub fn describe(result: &Result<(), Status>) -> String {
     }
 }
 
-/// Panics with the report of a violated measurement, in the form of a schedule's
-/// failure: the invariant, what was measured, the explanation.
-pub fn assert_holds(verdict: Verdict, shards: u32, m: &Measurement) {
-    let Err(violation) = verdict else { return };
-    let width = output_width();
+/// The report of a violated measurement, `width` columns wide, in the form of a
+/// schedule's failure: the invariant, what was measured, the explanation.
+pub fn report(violation: &Violation, shards: u32, m: &Measurement, width: usize) -> String {
     let header = format!(
         "invariant violated: {} (lab 04, N = {shards})",
         violation.invariant
@@ -187,5 +185,12 @@ pub fn assert_holds(verdict: Verdict, shards: u32, m: &Measurement) {
     for line in &violation.explanation {
         out.push_str(&wrap_indented(line, width, "  ", "    "));
     }
-    panic!("\n{out}");
+    out
+}
+
+/// Panics with the report of a violated measurement, as wide as the terminal.
+pub fn assert_holds(verdict: Verdict, shards: u32, m: &Measurement) {
+    if let Err(violation) = verdict {
+        panic!("\n{}", report(&violation, shards, m, output_width()));
+    }
 }
