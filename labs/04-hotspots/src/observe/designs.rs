@@ -49,8 +49,9 @@ pub const REVERSED: Design = Design {
     name: "reversed timestamp",
     key: |o, _| Key::new([Part::Int(-o.created_at), Part::from(o.order_id.as_str())]),
     window: |start, end, _| {
-        let (from, to) = (Key::new([(1 - end).into()]), Key::new([(1 - start).into()]));
-        vec![KeyRange::new(from, to)]
+        // Newest first: the window's last millisecond sorts first.
+        let from = Key::new([Part::Int(1 - end)]);
+        vec![KeyRange::new(from, Key::new([Part::Int(1 - start)]))]
     },
 };
 
