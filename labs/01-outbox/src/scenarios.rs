@@ -8,6 +8,7 @@ use crate::world::{Faults, Network, RECEIVER_SCHEMA, Relay};
 use labkit::fault::{self, Exploration, Glyph, Replay, Scope, Sim, Token, Verdict};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The intents every graded schedule starts with: two identities, one amount.
@@ -15,17 +16,26 @@ pub const INTENTS: [(&str, i64); 2] = [("S1", 120), ("S2", 120)];
 
 static WORLDS: AtomicU64 = AtomicU64::new(0);
 
+/// The two database files every schedule starts from, made once per process: writing
+/// them is cheaper than building them again for each of the thousands of schedules.
+static STARTING_FILES: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
+
 /// A fresh folder with the two databases, removed when dropped.
 struct World {
     dir: PathBuf,
 }
 
 impl World {
-    fn create() -> World {
+    fn folder() -> PathBuf {
         let n = WORLDS.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("boundary-lab01-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("world folder");
+        dir
+    }
+
+    /// The outbox with its committed intents, and the receiver's empty table.
+    fn build(dir: &Path) {
         let outbox = open(&dir.join("outbox.db"));
         outbox
             .execute_batch(
@@ -45,6 +55,20 @@ impl World {
         open(&dir.join("receiver.db"))
             .execute_batch(RECEIVER_SCHEMA)
             .expect("receiver schema");
+    }
+
+    fn create() -> World {
+        let (outbox, receiver) = STARTING_FILES.get_or_init(|| {
+            let built = World {
+                dir: World::folder(),
+            };
+            World::build(&built.dir);
+            let read = |name: &str| std::fs::read(built.dir.join(name)).expect("database file");
+            (read("outbox.db"), read("receiver.db"))
+        });
+        let dir = World::folder();
+        std::fs::write(dir.join("outbox.db"), outbox).expect("outbox.db");
+        std::fs::write(dir.join("receiver.db"), receiver).expect("receiver.db");
         World { dir }
     }
 
