@@ -96,6 +96,8 @@ impl<'a> Relay<'a> {
         }
     }
 
+    /// A crash point. In a scope without crashes it still offers its choice, with the
+    /// normal option only, so that the scope's tokens replay in the full one.
     fn crash_point(&mut self, point: &'static str) -> Result<(), Crash> {
         if self.network.faults() == Faults::NetworkOnly {
             self.sim.choose(point, &["continue"]);
@@ -104,7 +106,6 @@ impl<'a> Relay<'a> {
         self.sim.crash_point(point)
     }
 
-    // ANCHOR: relay_steps
     /// Reads every intent not yet marked sent, in order.
     pub fn unsent_intents(&mut self) -> Result<Vec<Intent>, Crash> {
         let intents: Vec<Intent> = self
@@ -147,5 +148,4 @@ impl<'a> Relay<'a> {
             .note("relay", || format!("mark {order_id} sent (committed)"));
         self.crash_point("relay:after-mark")
     }
-    // ANCHOR_END: relay_steps
 }
