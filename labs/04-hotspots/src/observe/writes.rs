@@ -103,7 +103,7 @@ fn customer_first(obs: &mut Observation) {
     let written = m.writes_per_split.iter().filter(|&&w| w > 0).count();
     let answer = match m.busiest_share {
         s if (0.25..0.5).contains(&s) && written > SHARDS as usize => "a",
-        s if s == 1.0 => "b",
+        1.0 => "b",
         s if s <= 0.19 => "c",
         _ => "?",
     };
