@@ -96,15 +96,24 @@ pub fn diagnoses(lab: &Lab) -> Result<Vec<Diagnosis>, String> {
         .collect())
 }
 
-/// The invariant a failing test's output reports (`invariant violated: X (lab …`).
+/// The invariant a failing test's output reports (`invariant violated: X (lab …`), also
+/// when a narrow terminal wrapped the header onto indented continuation lines.
 pub fn reported_invariant(output: &str) -> Option<String> {
-    let line = output
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("invariant violated: "))?;
+    let mut lines = output.lines();
+    let first = lines.find_map(|l| l.trim().strip_prefix("invariant violated: "))?;
+    let mut header = first.to_string();
+    for next in lines {
+        if header.contains(" (lab ") || !next.starts_with("  ") || next.trim().is_empty() {
+            break;
+        }
+        header.push(' ');
+        header.push_str(next.trim());
+    }
     Some(
-        line.split(" (lab ")
+        header
+            .split(" (lab ")
             .next()
-            .unwrap_or(line)
+            .unwrap_or(&header)
             .trim()
             .to_string(),
     )
@@ -161,6 +170,15 @@ mod tests {
             output: output.into(),
             unreported: None,
         }
+    }
+
+    #[test]
+    fn a_wrapped_header_still_names_its_invariant() {
+        let output = "invariant violated: every intent is marked sent in the\n  end (lab 01, scenario relay, 2 faults)\nfaults: x\n";
+        assert_eq!(
+            reported_invariant(output).as_deref(),
+            Some("every intent is marked sent in the end")
+        );
     }
 
     #[test]

@@ -60,6 +60,19 @@ fn package_manifest(lab: &Lab, package: &str) -> String {
         .unwrap()
         .insert("name".into(), package.into());
     manifest.remove("bin");
+    // A dependency by relative path (a simulator) is found from the lab's folder.
+    if let Some(deps) = manifest
+        .get_mut("dependencies")
+        .and_then(|d| d.as_table_mut())
+    {
+        for (_, dep) in deps.iter_mut() {
+            if let Some(path) = dep.get("path").and_then(|p| p.as_str()).map(str::to_string) {
+                dep.as_table_mut()
+                    .unwrap()
+                    .insert("path".into(), absolute(&lab.dir.join(path)).into());
+            }
+        }
+    }
     for test in manifest["test"].as_array_mut().unwrap() {
         let path = test["path"].as_str().unwrap().to_string();
         test.as_table_mut()

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     lab_main(LabBinary {
         observe: outbox::observe::run,
-        scenarios: outbox::harness::SCENARIOS,
-        figures: outbox::harness::figures,
+        scenarios: outbox::scenarios::SCENARIOS,
+        figures: outbox::figures::figures,
     })
 }

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     lab_main(LabBinary {
         observe: hotspots::observe::run,
-        scenarios: hotspots::harness::SCENARIOS,
-        figures: hotspots::harness::figures,
+        scenarios: hotspots::scenarios::SCENARIOS,
+        figures: hotspots::figures::figures,
     })
 }

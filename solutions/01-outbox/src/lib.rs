@@ -1,8 +1,14 @@
-//! Lab 01 reference solution: the learner's crate with `relay.rs` solved. The observe
-//! phase and the harness are the lab's own files, compiled here unchanged.
+//! Lab 01 reference solution: the learner's crate with `relay.rs` solved. The lab's other
+//! modules are its own files, compiled here unchanged.
 
-#[path = "../../../labs/01-outbox/src/harness.rs"]
-pub mod harness;
-#[path = "../../../labs/01-outbox/src/observe.rs"]
+#[path = "../../../labs/01-outbox/src/figures.rs"]
+pub mod figures;
+#[path = "../../../labs/01-outbox/src/invariants.rs"]
+pub mod invariants;
+#[path = "../../../labs/01-outbox/src/observe/mod.rs"]
 pub mod observe;
 pub mod relay;
+#[path = "../../../labs/01-outbox/src/scenarios.rs"]
+pub mod scenarios;
+#[path = "../../../labs/01-outbox/src/world/mod.rs"]
+pub mod world;

@@ -2,7 +2,7 @@
 //! receiver's answer proves the effect exists, and the receiver recognises identities it
 //! already applied.
 
-use crate::harness::{Delivery, Outcome, ReceiverError, Relay};
+use crate::world::{Delivery, Outcome, ReceiverError, Relay};
 use labkit::fault::Crash;
 use rusqlite::{OptionalExtension, Transaction};
 

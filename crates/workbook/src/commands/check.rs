@@ -110,6 +110,15 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Result<()> {
     for note in run.notes.iter().chain(&scan_learner_files(&wb.root, lab)) {
         println!("{} {note}", "note:".yellow().bold());
     }
+    // Only a failure whose signature a catalogued wrong solution proves gets a name.
+    for diagnosis in crate::mutants::diagnose(lab, &run) {
+        println!(
+            "\n{} a solution built on the belief \"{}\" fails exactly like this; the chapter says why it does not hold: {}",
+            "diagnosis:".cyan().bold(),
+            diagnosis.misconception.trim_end_matches('.'),
+            crate::mutants::section_path(&diagnosis.section)
+        );
+    }
     let _ = progress.record_attempt(
         &lab.meta.id,
         "check",

@@ -1,8 +1,7 @@
-//! Reference solution of the build phase: the relay marks an intent sent only when the
-//! receiver's answer proves the effect exists, and the receiver recognises identities it
-//! already applied.
+//! A wrong solution of the catalogue (teacher's edition): the reference with one
+//! conceptual mistake, described in mutant.toml.
 
-use crate::harness::{Delivery, Outcome, ReceiverError, Relay};
+use crate::world::{Delivery, Outcome, ReceiverError, Relay};
 use labkit::fault::Crash;
 use rusqlite::Transaction;
 
@@ -27,7 +26,7 @@ pub fn relay_outbox(relay: &mut Relay) -> Result<(), Crash> {
 // ANCHOR_END: relay_outbox
 
 // ANCHOR: apply_effect
-/// Applies one delivered intent at the receiver, once per identity.
+/// Applies one delivered intent at the receiver.
 pub fn apply_effect(
     tx: &Transaction,
     order_id: &str,

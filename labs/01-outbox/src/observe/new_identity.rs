@@ -1,0 +1,84 @@
+//! Section 4: a new identity for the same amount, a mismatched payload, a missing intent.
+
+use super::lab::{LabError, OutboxLab, Result, is};
+use labkit::Observation;
+
+pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
+    obs.check(
+        "new ID creates distinct intent",
+        lab.enqueue("S2", 120, false)? == "created",
+    );
+    let s2 = lab.relay("S2", false)?;
+    let effects = lab.receiver.effects.len();
+    obs.check(
+        "new ID is a new external effect",
+        s2 == "applied" && effects == 2,
+    );
+    let mismatch = lab.receiver.receive("S1", 999);
+    obs.check(
+        "receiver rejects mismatched retry payload",
+        is(&mismatch, |e| matches!(e, LabError::ReceiverCollision)),
+    );
+    obs.check(
+        "receiver preserved original effect",
+        lab.receiver.effects["S1"] == 120,
+    );
+    let missing = lab.relay("missing", false);
+    obs.check(
+        "relay rejects missing intent",
+        is(&missing, |e| matches!(e, LabError::NoIntent)),
+    );
+    let answer = match (s2, effects) {
+        ("existing", 1) => "a",
+        ("applied", 1) => "c",
+        ("applied", 2) => "d",
+        _ => "?",
+    };
+    let evidence = format!("the receiver answered `{s2}` for S2 and holds {effects} effect(s)");
+    obs.answer("new-identity", answer, evidence);
+    derived_identity(obs)?;
+    amount_corrected(obs)
+}
+
+/// A fresh lab: after a lost response for S11, the application enqueues S11-retry for
+/// the same purchase and relays it; later the relay retries S11 too.
+fn derived_identity(obs: &mut Observation) -> Result<()> {
+    let mut lab = OutboxLab::new()?;
+    lab.enqueue("S11", 120, false)?;
+    let _ = lab.relay("S11", true);
+    lab.enqueue("S11-retry", 120, false)?;
+    let retry_id = lab.relay("S11-retry", false)?;
+    let original = lab.relay("S11", false)?;
+    let effects = lab.receiver.effects.len();
+    let answer = match effects {
+        1 => "a",
+        2 => "b",
+        3 => "c",
+        _ => "?",
+    };
+    let evidence =
+        format!("S11-retry was `{retry_id}`, the retry of S11 `{original}`: {effects} effect(s)");
+    obs.answer("derived-identity", answer, evidence);
+    Ok(())
+}
+
+/// A fresh lab: after a lost response for S12 (120), an operator changes the outbox row
+/// to 130; the relay runs S12 again.
+fn amount_corrected(obs: &mut Observation) -> Result<()> {
+    let mut lab = OutboxLab::new()?;
+    lab.enqueue("S12", 120, false)?;
+    let _ = lab.relay("S12", true);
+    lab.db
+        .execute("UPDATE outbox SET amount = 130 WHERE id = 'S12'", [])?;
+    let retry = lab.relay("S12", false);
+    let (held, sent) = (lab.receiver.effects.get("S12").copied(), lab.sent("S12")?);
+    let answer = match (&retry, held, sent) {
+        (Ok(_), Some(130), true) => "a",
+        (Ok("existing"), Some(120), true) => "b",
+        (Err(LabError::ReceiverCollision), Some(120), false) => "c",
+        _ => "?",
+    };
+    let evidence = format!("the retry got {retry:?}; the receiver holds {held:?}; sent = {sent}");
+    obs.answer("amount-corrected", answer, evidence);
+    Ok(())
+}

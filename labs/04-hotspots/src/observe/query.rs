@@ -1,0 +1,76 @@
+//! Section 3: the time-range query, "orders created in a window", and how many splits it
+//! reads under each key design.
+
+use super::designs::{HASH_FIRST, SHARD_PREFIX, TIMESTAMP_FIRST, measure_design};
+use crate::scenarios::{SHARDS, SPLITS, columns, workload};
+use labkit::Observation;
+use sim_ranges::Table;
+
+pub fn observe(obs: &mut Observation) {
+    let time_first = measure_design(&TIMESTAMP_FIRST, SHARDS, false);
+    let hash_first = measure_design(&HASH_FIRST, SHARDS, false);
+    let sharded = measure_design(&SHARD_PREFIX, SHARDS, false);
+    let all_correct = [&time_first, &hash_first, &sharded]
+        .iter()
+        .all(|m| m.query_result == m.expected_result);
+    obs.check(
+        "a hash-first key makes the time-range query read every split",
+        all_correct && hash_first.query_splits.len() == SPLITS,
+    );
+    obs.check(
+        "a shard prefix serves the time-range query from at most N ranges",
+        all_correct && sharded.query_splits.len() <= SHARDS as usize,
+    );
+    let read = time_first.query_splits.len();
+    let answer = match read {
+        1 => "a",
+        4 => "b",
+        8 => "c",
+        _ => "?",
+    };
+    let evidence = format!("the query read splits {:?}", time_first.query_splits);
+    obs.answer("fan-out-timestamp-first", answer, evidence);
+    eight_shards(obs);
+    whole_live_period(obs);
+}
+
+/// The shard prefix with N = 8: eight ranges.
+fn eight_shards(obs: &mut Observation) {
+    let m = measure_design(&SHARD_PREFIX, 8, false);
+    let answer = match m.query_splits.len() {
+        4 => "a",
+        n if (5..8).contains(&n) => "b",
+        8 => "c",
+        _ => "?",
+    };
+    let evidence = format!("8 ranges read splits {:?}", m.query_splits);
+    obs.answer("fan-out-eight-shards", answer, evidence);
+}
+
+/// The shard-prefix query over the whole live period instead of its middle half.
+fn whole_live_period(obs: &mut Observation) {
+    let (history, live) = workload();
+    let mut table = Table::new("Orders");
+    let key = |o| (SHARD_PREFIX.key)(o, SHARDS);
+    for order in &history {
+        let _ = table.insert(key(order), columns(order));
+    }
+    table.split_by_size(SPLITS);
+    for order in &live {
+        let _ = table.insert(key(order), columns(order));
+    }
+    let (start, end) = (live[0].created_at, live[live.len() - 1].created_at + 1);
+    let mut splits: Vec<usize> = (SHARD_PREFIX.window)(start, end, SHARDS)
+        .iter()
+        .flat_map(|range| table.read(range).splits)
+        .collect();
+    splits.sort_unstable();
+    splits.dedup();
+    let answer = match splits.len() {
+        8 => "a",
+        n if n > SHARDS as usize => "b",
+        _ => "c",
+    };
+    let evidence = format!("the query read splits {splits:?}");
+    obs.answer("fan-out-whole-live-period", answer, evidence);
+}

@@ -1,0 +1,58 @@
+//! A wrong solution of the catalogue (teacher's edition): the reference with one
+//! conceptual mistake, described in mutant.toml.
+
+use crate::world::{Delivery, Outcome, ReceiverError, Relay};
+use labkit::fault::Crash;
+use rusqlite::{OptionalExtension, Transaction};
+
+// ANCHOR: relay_outbox
+/// Publishes every unsent intent of the outbox.
+pub fn relay_outbox(relay: &mut Relay) -> Result<(), Crash> {
+    for intent in relay.unsent_intents()? {
+        match relay.deliver(&intent)? {
+            // The answer proves the effect exists, new or recognised: now, and only now,
+            // the intent is done.
+            Outcome::Delivered(Delivery::Applied | Delivery::Existing) => {
+                relay.mark_sent(&intent.order_id)?;
+            }
+            // No answer, or a refusal: the effect may or may not exist. Leave the intent
+            // unsent; the next run sends it again under the same identity, and the
+            // receiver recognises it if it was applied.
+            Outcome::DeadlineExceeded | Outcome::ResourceExhausted | Outcome::Rejected(_) => {}
+        }
+    }
+    Ok(())
+}
+// ANCHOR_END: relay_outbox
+
+// ANCHOR: apply_effect
+/// Applies one delivered intent at the receiver, and says when it was a repeat.
+pub fn apply_effect(
+    tx: &Transaction,
+    order_id: &str,
+    amount: i64,
+) -> Result<Delivery, ReceiverError> {
+    tx.execute(
+        "INSERT INTO effects (order_id, amount) VALUES (?1, ?2)",
+        (order_id, amount),
+    )?;
+    // Look for an earlier effect under this identity now that ours is written.
+    let earlier: Option<i64> = tx
+        .query_row(
+            "SELECT amount FROM effects WHERE order_id = ?1 AND seq < ?2 ORDER BY seq",
+            (order_id, tx.last_insert_rowid()),
+            |r| r.get(0),
+        )
+        .optional()?;
+    match earlier {
+        // The error rolls the transaction back, our row with it.
+        Some(held) if held != amount => Err(ReceiverError::IdentityCollision {
+            order_id: order_id.to_string(),
+            held,
+            offered: amount,
+        }),
+        Some(_) => Ok(Delivery::Existing),
+        None => Ok(Delivery::Applied),
+    }
+}
+// ANCHOR_END: apply_effect
