@@ -1,7 +1,7 @@
 //! Lab 07 graded suite, compiled into both the learner's crate and the reference
 //! solution. Run it with `cargo labs check 07`.
 
-use file_sets::harness::{Scenario, explore_scenario, run_scenario};
+use file_sets::scenarios::{Scenario, explore_scenario, run_scenario};
 use labkit::fault::{self, Token};
 use pretty_assertions::assert_eq;
 

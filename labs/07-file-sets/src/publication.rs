@@ -14,7 +14,7 @@
 //! leaving a manifest that points at missing data; only the publisher's identity can
 //! change the manifest. Grade it with `cargo labs check 07`.
 
-use crate::harness::{
+use crate::world::{
     ANALYST, CONSUMER, DATA, Dataset, Error, FileRef, Gcs, MANIFEST, Manifest, PUBLISHER, RELEASES,
     Report, parse_accounts, parse_positions, report,
 };
