@@ -4,7 +4,7 @@
 
 #[path = "../../../labs/07-file-sets/src/figures.rs"]
 pub mod figures;
-#[path = "../../../labs/07-file-sets/src/invariants.rs"]
+#[path = "../../../labs/07-file-sets/src/invariants/mod.rs"]
 pub mod invariants;
 #[path = "../../../labs/07-file-sets/src/observe/mod.rs"]
 pub mod observe;

@@ -1,25 +1,26 @@
-//! The graded scenarios: which actor runs first, which one a switch may run, what the
-//! world checks after each attempt, and the replayable names of each.
+//! The graded scenarios: which actor runs first, which others a switch may run, what is
+//! checked after each attempt, and the replayable names of each.
 
 mod actors;
+mod peers;
 
 pub use actors::{run_abandon, run_consumer, run_publisher};
 
-use crate::invariants::{check_all, check_manifest};
+use crate::invariants::{check_abandoned, check_all, check_manifest, on_write};
 use crate::publication::ACCESS;
-use crate::world::{AUDITOR, DATA, RUN_1, RUN_2, World, dataset, run_tag};
-use actors::{AnalystEdits, ConsumerRuns, PublicationRuns};
+use crate::world::{Error, FileRef, RUN_1, RUN_2, RUN_3, World, dataset};
 use labkit::fault::{self, Exploration, Replay, Scope, Sim, Token, Verdict, Violation};
+use peers::{AnalystEdits, ConsumerRuns, PublicationRuns, Restatement, leave_notes};
 
 // ANCHOR: scenarios
-/// Which actor runs first, and which one may be switched in.
+/// Which actor runs first, and which others may be switched in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scenario {
     /// The publisher publishes run-2 (and restarts after a crash); a consumer run may
     /// happen before any of its requests.
     Publish,
-    /// A consumer runs; a whole publication attempt of run-2 may happen before any of
-    /// its requests.
+    /// A consumer runs; before any of its requests, a whole publication attempt of
+    /// run-2 may happen, or the restatement job may rewrite the accepted positions.
     Consume,
     /// The publisher's attempt at run-2 may crash; then the publisher abandons run-2
     /// (and restarts after a crash), while a consumer run may happen before any request.
@@ -28,16 +29,19 @@ pub enum Scenario {
     /// the accepted accounts file by hand and try to replace, create or delete the
     /// manifest.
     Analyst,
+    /// The publisher publishes run-2; before any of its requests a second publisher
+    /// process may publish run-3, the next night's run, from start to end.
+    Race,
 }
-
 // ANCHOR_END: scenarios
 
 impl Scenario {
-    pub const ALL: [Scenario; 4] = [
+    pub const ALL: [Scenario; 5] = [
         Scenario::Publish,
         Scenario::Consume,
         Scenario::Abandon,
         Scenario::Analyst,
+        Scenario::Race,
     ];
 
     pub fn name(self) -> &'static str {
@@ -46,47 +50,69 @@ impl Scenario {
             Scenario::Consume => "consume",
             Scenario::Abandon => "abandon",
             Scenario::Analyst => "analyst",
+            Scenario::Race => "race",
         }
     }
 }
 
 /// One graded schedule of `scenario`.
 pub fn run_scenario(sim: &mut Sim, scenario: Scenario) -> Verdict {
-    let mut world = World::new(sim, ACCESS);
-    accept_first_run(&mut world)?;
+    let mut world = World::new(sim, ACCESS, on_write);
+    set_up(&mut world)?;
     world.faults = true;
     let second = dataset(RUN_2).expect("run-2");
+    let publication = |data, label| Box::new(PublicationRuns { data, label });
     match scenario {
-        Scenario::Publish | Scenario::Analyst => {
-            world.peer = Some(if scenario == Scenario::Publish {
-                Box::new(ConsumerRuns)
-            } else {
-                Box::new(AnalystEdits)
-            });
-            for _attempt in 0..2 {
-                if run_publisher(&mut world, &second).is_ok() {
-                    break;
-                }
-                check_all(&world)?;
-            }
+        Scenario::Publish => world.peers.push(Box::new(ConsumerRuns)),
+        Scenario::Analyst => world.peers.push(Box::new(AnalystEdits)),
+        Scenario::Race => {
+            let third = dataset(RUN_3).expect("run-3");
+            let label = "another publisher publishes run-3 now";
+            world.peers.push(publication(third, label));
         }
         Scenario::Consume => {
-            world.peer = Some(Box::new(PublicationRuns(second.clone())));
+            let label = "a publication attempt runs now";
+            world.peers.push(publication(second.clone(), label));
+            world.peers.push(Box::new(Restatement));
             run_consumer(&mut world);
         }
-        Scenario::Abandon => abandon_second_run(&mut world)?,
+        Scenario::Abandon => return abandon_second_run(&mut world),
+    }
+    if scenario != Scenario::Consume {
+        // A crashed attempt is restarted once, by a new process.
+        for _attempt in 0..2 {
+            if run_publisher(&mut world, &second).is_ok() {
+                break;
+            }
+            check_all(&world)?;
+        }
     }
     check_all(&world)?;
-    if scenario == Scenario::Abandon {
-        return Ok(());
-    }
     finish(&mut world)
 }
 
-/// Publishes run-1 without faults: every scenario starts from an accepted set.
-fn accept_first_run(world: &mut World) -> Verdict {
+/// Every scenario starts from the same bucket: the restatement job's notes under
+/// `runs/run-2/`, and run-1 published without faults and accepted. The timeline shows
+/// the result in one line.
+fn set_up(world: &mut World) -> Verdict {
+    world.quiet = true;
+    leave_notes(world);
     let first = dataset(RUN_1).expect("run-1");
-    run_publisher(world, &first).map_err(|e| {
+    let published = run_publisher(world, &first);
+    world.quiet = false;
+    let accepted = world.manifest();
+    world.sim.note("setup", || {
+        "the restatement job keeps datasets/runs/run-2/NOTES.txt".into()
+    });
+    world.sim.note("setup", || match &accepted {
+        Some(m) => format!(
+            "run-1 accepted: the manifest names {} and {}",
+            named(&m.accounts),
+            named(&m.positions)
+        ),
+        None => "run-1 is not accepted".into(),
+    });
+    published.map_err(|e| {
         Violation::new(
             "a fault-free publication is accepted",
             &[
@@ -96,7 +122,16 @@ fn accept_first_run(world: &mut World) -> Verdict {
             ],
         )
     })?;
+    check_all(world)?;
     check_manifest(world)
+}
+
+/// A file as the manifest names it: `name#generation`, or the bare name when unpinned.
+fn named(file: &FileRef) -> String {
+    match file.generation {
+        Some(g) => format!("{}#{g}", file.name),
+        None => format!("{} (no generation)", file.name),
+    }
 }
 
 /// The `abandon` scenario after run-1 was accepted: an attempt at run-2 that may crash,
@@ -105,63 +140,63 @@ fn abandon_second_run(world: &mut World) -> Verdict {
     let second = dataset(RUN_2).expect("run-2");
     let _ = run_publisher(world, &second);
     check_all(world)?;
-    world.peer = Some(Box::new(ConsumerRuns));
+    world.peers.push(Box::new(ConsumerRuns));
     let mut outcome = run_abandon(world, RUN_2);
-    if matches!(outcome, Err(crate::world::Error::Crashed(_))) {
+    if matches!(outcome, Err(Error::Crashed(_))) {
         check_all(world)?;
         outcome = run_abandon(world, RUN_2);
     }
     check_all(world)?;
-    let accepted = world.manifest().map(|m| m.run);
-    let left = world.store.list(AUDITOR, DATA, "").unwrap_or_default();
-    let leftovers: Vec<String> = left
-        .iter()
-        .filter_map(|m| world.origin(DATA, &m.name, None))
-        .filter(|(_, bytes)| run_tag(bytes).as_deref() == Some(RUN_2))
-        .map(|(m, _)| format!("{}#{}", m.name, m.generation))
-        .collect();
-    if accepted.as_deref() != Some(RUN_2) && (outcome.is_err() || !leftovers.is_empty()) {
-        return Err(Violation::new(
-            "an abandoned publication leaves nothing behind",
-            &[
-                format!("Let run-2 be abandoned while the manifest accepts {accepted:?}."),
-                format!("Then `abandon` returned {outcome:?} and run-2 files remain: {leftovers:?}."),
-                "Contradiction: abandoning a run that was never accepted must remove its files, and only its files.".into(),
-            ],
-        ));
-    }
-    Ok(())
+    check_abandoned(world, RUN_2, &outcome.map_err(|e| e.to_string()))
 }
 
-/// After the faults: the publisher finishes run-2, and a consumer reports it.
+/// After the faults: the publisher finishes run-2 (or finds a later run accepted), and a
+/// consumer reports the run the manifest accepts.
 fn finish(world: &mut World) -> Verdict {
     world.sim.heal();
     world.faults = false;
-    world.peer = None;
+    world.peers.clear();
     let second = dataset(RUN_2).expect("run-2");
-    if let Err(e) = run_publisher(world, &second) {
-        return Err(Violation::new(
-            "a publication can be resumed: publish is safe to call again",
+    let later_accepted = |world: &World| {
+        let run = world.manifest().map(|m| m.run);
+        run.and_then(|r| dataset(&r)).map_or(0, |d| d.sequence) > second.sequence
+    };
+    match run_publisher(world, &second) {
+        Ok(()) => {}
+        Err(Error::Rejected(_)) if later_accepted(world) => {}
+        Err(e) => return Err(earliest(world, Violation::new(
+            "publish is safe to call again",
             &[
                 "Let run-2 be published again after the faults stopped (the earlier attempt completed, crashed, or never ran).".into(),
                 format!("Then `publish` returned: {e}."),
                 "Contradiction: calling publish again must finish or confirm the run: a file already uploaded with the same content is the publisher's own earlier write, not a conflict.".into(),
             ],
-        ));
+        ))),
     }
+    let reports = world.reports.len();
     run_consumer(world);
     check_all(world)?;
-    match world.reports.last() {
-        Some(r) if r.run == RUN_2 => Ok(()),
-        last => Err(Violation::new(
-            "consumers see the new set once it is accepted",
-            &[
-                "Let run-2 be accepted and a consumer run afterwards.".into(),
-                format!("Then its last report is {last:?}."),
-                "Contradiction: a consumer must report the accepted run.".into(),
-            ],
-        )),
+    let accepted = world.manifest().map(|m| m.run).unwrap_or_default();
+    let reported = world.reports.get(reports).map(|r| r.run.clone());
+    if accepted != RUN_1 && reported.as_deref() == Some(accepted.as_str()) {
+        return Ok(());
     }
+    Err(earliest(world, Violation::new(
+        "consumers see the new set once it is accepted",
+        &[
+            format!("Let run-2 be published, and the manifest accept {accepted}."),
+            match reported {
+                Some(run) => format!("Then a consumer that runs afterwards reports {run}."),
+                None => "Then a consumer that runs afterwards reports nothing.".into(),
+            },
+            "Contradiction: once a publication returns, the next consumer must report the run the manifest accepts, and that run is not run-1 any more.".into(),
+        ],
+    )))
+}
+
+/// The violation to report: the first one a write broke, if any, else `violation`.
+fn earliest(world: &World, violation: Violation) -> Violation {
+    world.broken.clone().unwrap_or(violation)
 }
 
 /// The scope of a graded exploration of `scenario` with up to `max_faults` faults.
@@ -196,6 +231,9 @@ fn replay_abandon(token: &Token) -> Replay {
 fn replay_analyst(token: &Token) -> Replay {
     replay_with(Scenario::Analyst, token)
 }
+fn replay_race(token: &Token) -> Replay {
+    replay_with(Scenario::Race, token)
+}
 
 /// The scenarios `cargo labs replay 07 NAME TOKEN` can replay.
 pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
@@ -203,4 +241,5 @@ pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
     ("consume", replay_consume),
     ("abandon", replay_abandon),
     ("analyst", replay_analyst),
+    ("race", replay_race),
 ];

@@ -1,7 +1,7 @@
 //! The dataset: accounts and positions, one pair of files per run, and the report a
 //! consumer computes from them.
 
-use super::{RUN_1, RUN_2};
+use super::{RUN_1, RUN_2, RUN_3};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Account {
@@ -20,6 +20,8 @@ pub struct Position {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dataset {
     pub run: String,
+    /// The run's place in the order of runs: a later run has a larger sequence.
+    pub sequence: u64,
     pub accounts: Vec<Account>,
     pub positions: Vec<Position>,
 }
@@ -44,6 +46,7 @@ pub fn dataset(run: &str) -> Option<Dataset> {
     match run {
         RUN_1 => Some(Dataset {
             run: RUN_1.into(),
+            sequence: 1,
             accounts: vec![account("A1", "Ada"), account("A2", "Grace")],
             positions: vec![
                 position("A1", "BOND-2030", 100),
@@ -53,6 +56,7 @@ pub fn dataset(run: &str) -> Option<Dataset> {
         }),
         RUN_2 => Some(Dataset {
             run: RUN_2.into(),
+            sequence: 2,
             accounts: vec![
                 account("A1", "Ada"),
                 account("A2", "Grace"),
@@ -63,6 +67,15 @@ pub fn dataset(run: &str) -> Option<Dataset> {
                 position("A2", "BOND-2030", 50),
                 position("A2", "EQ-ACME", 10),
                 position("A3", "EQ-ACME", 40),
+            ],
+        }),
+        RUN_3 => Some(Dataset {
+            run: RUN_3.into(),
+            sequence: 3,
+            accounts: vec![account("A2", "Grace"), account("A3", "Edsger")],
+            positions: vec![
+                position("A2", "EQ-ACME", 15),
+                position("A3", "BOND-2030", 70),
             ],
         }),
         _ => None,

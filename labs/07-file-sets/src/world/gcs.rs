@@ -1,126 +1,18 @@
-//! The handle every request goes through ([`Gcs`]), and one schedule's [`World`].
-//!
-//! A schedule may *switch* at any request of the actor that is running: before the
-//! request is sent, another actor runs one whole attempt (a consumer run, a publication
-//! attempt, the analyst's edits), then the first actor's request goes out. With two
-//! faults this covers every interleaving with up to two context switches. The publisher
-//! process can also crash right after any of its writes (`insert`, `delete`) reached the
-//! store: the write is applied, the response and everything in the publisher's memory are
-//! lost, and a new publisher process calls the same function again. The bucket is the
-//! only durable state.
+//! The handle every request of an actor goes through: the four `objects` methods the
+//! lab uses, each logged in the timeline, each a point where the schedule may switch to
+//! another actor, and each write of the publisher a point where its process may crash.
 
-use super::Report;
-use super::{ANALYST, AUDITOR, CONSUMER, DATA, Error, MANIFEST, Manifest, PUBLISHER, RELEASES};
-use labkit::fault::{Crash, Glyph, Sim};
-use sim_storage::{DeleteRequest, Meta, ObjectStore, Preconditions, Role, StorageError, Upload};
-
-/// Who is calling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Actor {
-    Publisher,
-    Consumer,
-    Analyst,
-}
-
-impl Actor {
-    pub fn principal(self) -> &'static str {
-        match self {
-            Actor::Publisher => PUBLISHER,
-            Actor::Consumer => CONSUMER,
-            Actor::Analyst => ANALYST,
-        }
-    }
-
-    /// The actor's lane in a timeline.
-    pub fn lane(self) -> &'static str {
-        match self {
-            Actor::Publisher => "publisher",
-            Actor::Consumer => "consumer",
-            Actor::Analyst => "analyst",
-        }
-    }
-}
-
-/// Another actor's whole attempt, which a schedule may run before any request of the
-/// running actor (a switch). The scenarios implement it; the world only runs it.
-pub trait Peer {
-    /// What the timeline says when the switch happens ("the consumer runs now").
-    fn label(&self) -> &'static str;
-    /// Runs the attempt to its end.
-    fn run(self: Box<Self>, world: &mut World);
-}
-
-/// One schedule's world: the origin, the fault core, and what the consumers reported.
-pub struct World<'s> {
-    pub sim: &'s mut Sim,
-    pub store: ObjectStore,
-    /// The actor a switch may run, once; `None` once it ran.
-    pub peer: Option<Box<dyn Peer>>,
-    /// False while the world is set up and after the faults stop (no switch, no crash).
-    pub faults: bool,
-    /// Every report a consumer produced, for the checks.
-    pub reports: Vec<Report>,
-}
-
-impl<'s> World<'s> {
-    /// A new origin with the two buckets, the auditor's read access and `access`.
-    pub fn new(sim: &'s mut Sim, access: &[(&str, &str, Role)]) -> Self {
-        let mut store = ObjectStore::in_memory();
-        for bucket in [DATA, RELEASES] {
-            store
-                .create_bucket(bucket, false)
-                .expect("a new store has no buckets");
-            store.grant(bucket, AUDITOR, Role::ObjectViewer);
-        }
-        for (bucket, member, role) in access {
-            store.grant(bucket, member, *role);
-        }
-        World {
-            sim,
-            store,
-            peer: None,
-            faults: false,
-            reports: Vec::new(),
-        }
-    }
-
-    /// A handle for `actor`.
-    pub fn gcs(&mut self, actor: Actor) -> Gcs<'_, 's> {
-        Gcs { world: self, actor }
-    }
-
-    /// What the origin holds at `bucket/name` (the live version, or `generation`), read
-    /// as the auditor: the truth the checks compare with.
-    pub fn origin(
-        &self,
-        bucket: &str,
-        name: &str,
-        generation: Option<i64>,
-    ) -> Option<(Meta, Vec<u8>)> {
-        self.store
-            .get_media(
-                AUDITOR,
-                bucket,
-                name,
-                generation,
-                None,
-                Preconditions::none(),
-            )
-            .ok()
-    }
-
-    /// The manifest the origin holds now, if any (read as the auditor).
-    pub fn manifest(&self) -> Option<Manifest> {
-        self.origin(RELEASES, MANIFEST, None)
-            .and_then(|(_, bytes)| Manifest::parse(&bytes).ok())
-    }
-}
+use super::{Actor, Error, World, Write};
+use labkit::fault::{Crash, Glyph};
+use sim_storage::{DeleteRequest, Meta, Preconditions, StorageError, Upload};
 
 /// An actor's handle on Cloud Storage. Every request may first let the other actor run
 /// (a switch), and every write of the publisher may be followed by a crash.
 pub struct Gcs<'w, 's> {
     world: &'w mut World<'s>,
     actor: Actor,
+    /// Every generation this attempt has read or listed: what it knows of the bucket.
+    seen: Vec<i64>,
 }
 
 fn describe<T>(result: &Result<T, StorageError>, ok: impl FnOnce(&T) -> String) -> String {
@@ -145,50 +37,78 @@ fn pre_text(p: &Preconditions) -> String {
     }
 }
 
-impl Gcs<'_, '_> {
+impl<'w, 's> Gcs<'w, 's> {
+    /// A handle for one attempt of `actor` (a new process knows nothing yet).
+    pub(super) fn new(world: &'w mut World<'s>, actor: Actor) -> Self {
+        Gcs {
+            world,
+            actor,
+            seen: Vec::new(),
+        }
+    }
+
     /// Who this handle calls as.
     pub fn actor(&self) -> Actor {
         self.actor
     }
 
-    /// Before each request: the schedule may switch to the other actor, once.
+    /// Before each request: the schedule may switch to another actor, once.
     fn before(&mut self, request: &'static str) {
-        if !self.world.faults {
+        if !self.world.faults || self.world.peers.is_empty() {
             return;
         }
-        let Some(peer) = self.world.peer.take() else {
-            return;
-        };
-        let label = peer.label();
-        if self.world.sim.choose(request, &["continue", label]) == 0 {
-            self.world.peer = Some(peer);
+        let mut options = vec!["continue"];
+        options.extend(self.world.peers.iter().map(|p| p.label()));
+        let chosen = self.world.sim.choose(request, &options);
+        if chosen == 0 {
             return;
         }
-        let lane = self.actor.lane();
+        let peer = self.world.peers.swap_remove(chosen - 1);
+        self.world.peers.clear();
+        let (lane, label) = (self.actor.lane(), options[chosen]);
         self.world.sim.event(lane, Glyph::Fault, || {
             (format!("pauses at {request}"), label.to_string())
         });
         peer.run(self.world);
     }
 
-    fn log(&mut self, glyph: Glyph, client: impl FnOnce() -> String) {
-        let lane = self.actor.lane();
-        self.world
-            .sim
-            .event(lane, glyph, || (client(), String::new()));
-    }
-
-    fn after_write(&mut self, point: &'static str) -> Result<(), Crash> {
+    /// After a write reached the store: the world's checks see it, then the publisher's
+    /// process may crash (the write stays applied).
+    fn wrote(
+        &mut self,
+        point: &'static str,
+        (bucket, name): (&str, &str),
+        replaced: Option<i64>,
+    ) -> Result<(), Crash> {
+        let write = Write {
+            actor: self.actor,
+            bucket,
+            name,
+            replaced,
+            replaced_was_read: replaced.is_some_and(|g| self.seen.contains(&g)),
+        };
+        (self.world.on_write)(self.world, write);
         if self.world.faults && self.actor == Actor::Publisher {
             self.world.sim.crash_point(point)?;
         }
         Ok(())
     }
 
+    fn log(&mut self, glyph: Glyph, client: impl FnOnce() -> String) {
+        if self.world.quiet {
+            return;
+        }
+        let lane = self.actor.lane();
+        self.world
+            .sim
+            .event(lane, glyph, || (client(), String::new()));
+    }
+
     /// `objects.insert`: uploads a new generation of `bucket/name`.
     pub fn insert(&mut self, bucket: &str, name: &str, upload: Upload) -> Result<Meta, Error> {
         self.before("switch:before-insert");
         let pre = pre_text(&upload.preconditions);
+        let replaced = self.world.live_generation(bucket, name);
         let result = self
             .world
             .store
@@ -204,8 +124,10 @@ impl Gcs<'_, '_> {
                 describe(&result, |m| format!("200 generation {}", m.generation))
             )
         });
-        self.after_write("publisher:after-insert")?;
-        Ok(result?)
+        let meta = result?;
+        self.seen.push(meta.generation);
+        self.wrote("publisher:after-insert", (bucket, name), replaced)?;
+        Ok(meta)
     }
 
     /// `objects.get?alt=media`: the live version, or the named generation.
@@ -238,7 +160,9 @@ impl Gcs<'_, '_> {
                 describe(&result, |(m, _)| format!("200 generation {}", m.generation))
             )
         });
-        Ok(result?)
+        let (meta, bytes) = result?;
+        self.seen.push(meta.generation);
+        Ok((meta, bytes))
     }
 
     /// `objects.delete`: the live version, or the named generation.
@@ -249,6 +173,7 @@ impl Gcs<'_, '_> {
         request: DeleteRequest,
     ) -> Result<(), Error> {
         self.before("switch:before-delete");
+        let target = (request.generation).or_else(|| self.world.live_generation(bucket, name));
         let result = self
             .world
             .store
@@ -269,8 +194,9 @@ impl Gcs<'_, '_> {
                 describe(&result, |_| "204".into())
             )
         });
-        self.after_write("publisher:after-delete")?;
-        Ok(result?)
+        result?;
+        self.wrote("publisher:after-delete", (bucket, name), target)?;
+        Ok(())
     }
 
     /// `objects.list`: the live objects under `prefix`.
@@ -286,6 +212,8 @@ impl Gcs<'_, '_> {
                 describe(&result, |m| format!("{} object(s)", m.len()))
             )
         });
-        Ok(result?)
+        let listed = result?;
+        self.seen.extend(listed.iter().map(|m| m.generation));
+        Ok(listed)
     }
 }

@@ -12,6 +12,8 @@ pub struct FileRef {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Manifest {
     pub run: String,
+    /// The run's sequence (`Dataset::sequence`): which of two runs is the later one.
+    pub sequence: u64,
     pub accounts: FileRef,
     pub positions: FileRef,
 }
@@ -23,6 +25,7 @@ impl Manifest {
         let file = |f: &FileRef| serde_json::json!({"name": f.name, "generation": f.generation});
         serde_json::json!({
             "run": self.run,
+            "sequence": self.sequence,
             "accounts": file(&self.accounts),
             "positions": file(&self.positions),
         })
@@ -45,6 +48,7 @@ impl Manifest {
         };
         Ok(Manifest {
             run: value["run"].as_str().ok_or("no run")?.to_string(),
+            sequence: value["sequence"].as_u64().ok_or("no sequence")?,
             accounts: file("accounts")?,
             positions: file("positions")?,
         })

@@ -8,17 +8,20 @@
 //!
 //! * [`dataset`](mod@dataset): a run's accounts and positions, their CSV files, the report.
 //! * [`manifest`](mod@manifest): the acceptance manifest's format.
-//! * [`gcs`]: the handle every request goes through, and the schedule's [`World`].
+//! * [`gcs`]: the handle every request goes through.
+//! * [`state`]: the schedule's [`World`], the actors and how another one is switched in.
 
 mod dataset;
 pub mod gcs;
 mod manifest;
+pub mod state;
 
 pub use dataset::{
     Account, Dataset, Position, Report, dataset, parse_accounts, parse_positions, report, run_tag,
 };
-pub use gcs::{Actor, Gcs, Peer, World};
+pub use gcs::Gcs;
 pub use manifest::{FileRef, Manifest};
+pub use state::{Actor, Peer, World, Write};
 
 use labkit::fault::Crash;
 use sim_storage::StorageError;
@@ -37,12 +40,17 @@ pub const PUBLISHER: &str = "serviceAccount:publisher@bank-data.iam";
 pub const CONSUMER: &str = "serviceAccount:reports@bank-data.iam";
 /// An analyst who reads the data; nothing they do may change what consumers accept.
 pub const ANALYST: &str = "user:analyst@bank.example";
+/// Another team's job that shares the `datasets` bucket: it restates positions in place
+/// and keeps notes beside them. Its access is not yours to change.
+pub const RESTATEMENTS: &str = "serviceAccount:restatements@risk-data.iam";
 /// The harness's own read-only identity, used to check invariants.
 pub const AUDITOR: &str = "serviceAccount:auditor@bank-data.iam";
 
-/// The run the world starts with, already accepted, and the run being published.
+/// The run the world starts with, already accepted; the run being published; the next
+/// night's run, which a second publisher process may publish at the same time.
 pub const RUN_1: &str = "run-1";
 pub const RUN_2: &str = "run-2";
+pub const RUN_3: &str = "run-3";
 
 /// Why an actor's attempt stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
