@@ -1,18 +1,21 @@
-//! Sections 1–3: one object at a time. Racing creates, a delete pinned to the approved
-//! generation, ranged reads across a replacement.
+//! One object at a time: racing creates, a delete the cleanup job approved for one
+//! generation, and a batch of deletes.
 
 use super::{BUCKET, Facts, PUBLISHER_A, PUBLISHER_B, live, put, status, store};
 use labkit::Observation;
 use serde_json::json;
-use sim_storage::{DeleteRequest, ObjectStore, Preconditions, Upload};
+use sim_storage::{DeleteRequest, Preconditions, Upload};
 
-/// 1. Two publishers create the same object, first without, then with a precondition.
-pub fn racing_creates(obs: &mut Observation) {
+/// 1. Two publishers upload the same object, first without, then with a precondition.
+pub fn racing_creates(obs: &mut Observation, facts: &mut Facts) {
     // ANCHOR: race
-    // 1. Two publishers create the same manifest, first without, then with a precondition.
     let mut s = store();
     let a = s.insert(PUBLISHER_A, BUCKET, "plain.json", Upload::new("from A"));
     let b = s.insert(PUBLISHER_B, BUCKET, "plain.json", Upload::new("from B"));
+    let create = |text: &str| Upload::new(text).if_generation_match(0);
+    let guarded_a = s.insert(PUBLISHER_A, BUCKET, "guarded.json", create("from A"));
+    let guarded_b = s.insert(PUBLISHER_B, BUCKET, "guarded.json", create("from B"));
+    // ANCHOR_END: race
     obs.check(
         "without a precondition both racing uploads succeed",
         a.is_ok() && b.is_ok(),
@@ -21,118 +24,122 @@ pub fn racing_creates(obs: &mut Observation) {
         "without a precondition the first upload is still live",
         live(&s, "plain.json").ok().as_deref() == Some(b"from A".as_slice()),
     );
-    let create = |text: &str| Upload::new(text).if_generation_match(0);
-    let a = s.insert(PUBLISHER_A, BUCKET, "guarded.json", create("from A"));
-    let b = s.insert(PUBLISHER_B, BUCKET, "guarded.json", create("from B"));
     obs.check(
         "with ifGenerationMatch=0 the second create fails with 412",
-        a.is_ok() && status(&b) == 412,
+        guarded_a.is_ok() && status(&guarded_b) == 412,
     );
-    // ANCHOR_END: race
-    let held = live(&s, "guarded.json").unwrap_or_default();
-    let answer = match (status(&a), status(&b), held.as_slice()) {
-        (200, 200, _) => "a",
-        (200, 412, b"from A") => "b",
-        (_, _, b"from B") => "c",
-        _ => "?",
-    };
-    obs.answer(
-        "after-create-race",
-        answer,
-        format!(
-            "A got {}, B got {}, the live bytes are {:?}",
-            status(&a),
-            status(&b),
-            String::from_utf8_lossy(&held)
-        ),
+    // A variation: A's object is deleted, and B sends its create again.
+    let deleted = s.delete(
+        PUBLISHER_A,
+        BUCKET,
+        "guarded.json",
+        DeleteRequest::default(),
+    );
+    let again = s.insert(PUBLISHER_B, BUCKET, "guarded.json", create("from B"));
+    obs.check(
+        "a create with ifGenerationMatch=0 succeeds again after a delete",
+        deleted.is_ok() && again.is_ok(),
+    );
+    facts.insert(
+        "racing_creates".into(),
+        json!({
+            "plain": [status(&a), status(&b)],
+            "guarded": [status(&guarded_a), status(&guarded_b)],
+            "after_delete": status(&again),
+        }),
     );
 }
 
-/// 2. A cleanup job deletes the generation it approved, after a new upload replaced it.
-pub fn pinned_delete(obs: &mut Observation, facts: &mut Facts) {
+/// 2. A cleanup job approved generation g1 of old.csv for deletion; a new upload
+///    replaced it. The job deletes pinned to g1, asks for generation g1 + 1, and last
+///    deletes without a precondition.
+pub fn approved_delete(obs: &mut Observation, facts: &mut Facts) {
     // ANCHOR: delete
-    // 2. A cleanup job approved generation g1 for deletion; a new upload replaced it.
     let mut s = store();
-    let approved = s
-        .insert(PUBLISHER_A, BUCKET, "old.csv", Upload::new("approved"))
-        .ok();
-    let replacement = s
-        .insert(PUBLISHER_B, BUCKET, "old.csv", Upload::new("replacement"))
-        .ok();
-    let g1 = approved.map(|m| m.generation).unwrap_or(-1);
-    let g2 = replacement.map(|m| m.generation).unwrap_or(-1);
+    let g1 = put(&mut s, PUBLISHER_A, "old.csv", b"approved".to_vec()).unwrap_or(-1);
+    let g2 = put(&mut s, PUBLISHER_B, "old.csv", b"replacement".to_vec()).unwrap_or(-1);
     let pinned = DeleteRequest {
         generation: None,
         preconditions: Preconditions::generation(g1),
     };
     let pinned_delete = s.delete(PUBLISHER_A, BUCKET, "old.csv", pinned);
-    let survived_pinned = live(&s, "old.csv").ok();
-    let _ = s.delete(PUBLISHER_A, BUCKET, "old.csv", DeleteRequest::default());
+    let after_pinned = live(&s, "old.csv").ok();
+    let next = s.get_media(
+        PUBLISHER_A,
+        BUCKET,
+        "old.csv",
+        Some(g1 + 1),
+        None,
+        Preconditions::none(),
+    );
+    let unpinned_delete = s.delete(PUBLISHER_A, BUCKET, "old.csv", DeleteRequest::default());
+    // ANCHOR_END: delete
     obs.check(
         "an unpinned delete removes the newer replacement",
-        status(&live(&s, "old.csv")) == 404,
+        unpinned_delete.is_ok() && status(&live(&s, "old.csv")) == 404,
     );
     obs.check(
         "a delete pinned to the approved generation removes the new one",
-        pinned_delete.is_ok() && survived_pinned.is_none(),
+        pinned_delete.is_ok() && after_pinned.is_none(),
     );
     obs.check(
         "the replacement's generation is the approved one plus one",
         g2 == g1 + 1,
     );
-    // ANCHOR_END: delete
+    let answer = match next.as_ref().map(|(_, d)| d.as_slice()) {
+        Ok(b"replacement") => "a",
+        Ok(b"approved") => "d",
+        Err(e) if e.code() == 404 => "b",
+        Err(e) if e.code() == 412 => "c",
+        _ => "?",
+    };
+    obs.answer(
+        "generation-plus-one",
+        answer,
+        format!(
+            "generations {g1} and {g2}; ?generation={} answered {}",
+            g1 + 1,
+            status(&next)
+        ),
+    );
     facts.insert(
         "approved_and_replacement_generations".into(),
         json!([g1, g2]),
     );
 }
 
-/// 3. A reader downloads a file in two ranges; the file is replaced in between.
-pub fn ranged_reads(obs: &mut Observation, facts: &mut Facts) {
-    // ANCHOR: ranges
-    // 3. A reader downloads positions.csv in two ranges; the file is replaced in between.
+/// A variation: one batch request deletes both files of a set, each pinned to the
+/// generation the job listed, after positions.csv was replaced.
+pub fn batch_delete(obs: &mut Observation, facts: &mut Facts) {
     let mut s = store();
-    let old = b"AAAAAAAABBBBBBBB".to_vec();
-    let first = put(&mut s, PUBLISHER_A, "positions.csv", old.clone());
-    let range = |s: &ObjectStore, generation: Option<i64>, r: std::ops::Range<u64>| {
-        s.get_media(
-            PUBLISHER_A,
-            BUCKET,
-            "positions.csv",
-            generation,
-            Some(r),
-            Preconditions::none(),
-        )
-        .map(|(_, d)| d)
+    let accounts = put(&mut s, PUBLISHER_A, "set/accounts.csv", b"a1".to_vec());
+    let positions = put(&mut s, PUBLISHER_A, "set/positions.csv", b"p1".to_vec());
+    put(&mut s, PUBLISHER_B, "set/positions.csv", b"p2".to_vec());
+    let pinned = |generation: Option<i64>| DeleteRequest {
+        generation: None,
+        preconditions: Preconditions::generation(generation.unwrap_or(-1)),
     };
-    let head = range(&s, None, 0..8).unwrap_or_default();
-    let new = b"CCCCCCCCDDDDDDDD".to_vec();
-    put(&mut s, PUBLISHER_B, "positions.csv", new.clone());
-    let tail = range(&s, None, 8..16).unwrap_or_default();
-    let stitched = [head.clone(), tail].concat();
-    let pinned_tail = range(&s, first, 8..16);
-    obs.check(
-        "two unpinned ranged reads can return parts of two versions",
-        stitched != old && stitched != new,
-    );
-    obs.check(
-        "a read pinned to the first generation returns the new bytes",
-        pinned_tail.as_deref().ok() == Some(&new[8..16]),
-    );
-    // ANCHOR_END: ranges
-    let (answer, evidence) = if stitched == old {
-        ("a", "the old version".to_string())
-    } else if stitched == new {
-        ("b", "the new version".to_string())
-    } else {
-        (
-            "c",
-            format!("assembled {:?}", String::from_utf8_lossy(&stitched)),
-        )
+    let parts = [
+        ("set/accounts.csv", pinned(accounts)),
+        ("set/positions.csv", pinned(positions)),
+    ];
+    let answers = s.batch_delete(PUBLISHER_A, BUCKET, &parts);
+    let remaining: Vec<&str> = ["set/accounts.csv", "set/positions.csv"]
+        .into_iter()
+        .filter(|name| live(&s, name).is_ok())
+        .collect();
+    let answer = match remaining.as_slice() {
+        ["set/accounts.csv", "set/positions.csv"] => "c",
+        [] => "b",
+        ["set/positions.csv"] => "a",
+        ["set/accounts.csv"] => "d",
+        _ => "?",
     };
-    obs.answer("unpinned-ranges", answer, evidence);
-    facts.insert(
-        "stitched_read".into(),
-        json!(String::from_utf8_lossy(&stitched)),
+    let statuses: Vec<u16> = answers.iter().map(status).collect();
+    obs.answer(
+        "batch-delete",
+        answer,
+        format!("the parts answered {statuses:?}; left: {remaining:?}"),
     );
+    facts.insert("batch_delete".into(), json!(statuses));
 }
