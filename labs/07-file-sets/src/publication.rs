@@ -28,7 +28,6 @@ use crate::world::{
 };
 use sim_storage::{DeleteRequest, Role, Upload};
 
-// ANCHOR: access
 /// The IAM bindings of the two buckets: (bucket, member, role).
 // TODO: decide what each identity needs on each bucket. Consumers trust the manifest
 // only if nobody but the publisher can change it, in any way.
@@ -40,15 +39,14 @@ pub const ACCESS: &[(&str, &str, Role)] = &[
     (RELEASES, CONSUMER, Role::ObjectViewer),
     (RELEASES, ANALYST, Role::ObjectUser),
 ];
-// ANCHOR_END: access
 
 // ANCHOR: publish
 /// Publishes one run's accounts and positions, then points the manifest at them.
 pub fn publish(gcs: &mut Gcs, data: &Dataset) -> Result<(), Error> {
-    // TODO: the store replaces one object at a time, never a set. Decide where a run's
-    // files go, how a restarted process finishes its own earlier attempt, what you check
-    // before anyone may see the set, and how the manifest moves only forward, from the
-    // version you read.
+    // TODO: the store replaces one object at a time, never a set. Decide where a
+    // run's files go, how a restarted process finishes its own earlier attempt, what
+    // you check before anyone may see the set, and how the manifest moves only
+    // forward, from the version you read.
     let accounts = "latest/accounts.csv";
     let positions = "latest/positions.csv";
     gcs.insert(DATA, accounts, Upload::new(data.accounts_csv()))?;
@@ -68,7 +66,6 @@ pub fn publish(gcs: &mut Gcs, data: &Dataset) -> Result<(), Error> {
 }
 // ANCHOR_END: publish
 
-// ANCHOR: abandon
 /// Gives up a run that was not accepted: removes its files.
 pub fn abandon(gcs: &mut Gcs, run: &str) -> Result<(), Error> {
     // TODO: which objects are this run's, and which of those may you still delete?
@@ -82,9 +79,7 @@ pub fn abandon(gcs: &mut Gcs, run: &str) -> Result<(), Error> {
     }
     Ok(())
 }
-// ANCHOR_END: abandon
 
-// ANCHOR: consume
 /// The reporting job: reads the accepted set and reports on it.
 pub fn consume(gcs: &mut Gcs) -> Result<Report, Error> {
     let (_, bytes) = gcs.get_media(RELEASES, MANIFEST, None)?;
@@ -96,4 +91,3 @@ pub fn consume(gcs: &mut Gcs) -> Result<Report, Error> {
     let (_, positions) = parse_positions(&positions).map_err(Error::Rejected)?;
     Ok(report(&manifest.run, &accounts, &positions))
 }
-// ANCHOR_END: consume

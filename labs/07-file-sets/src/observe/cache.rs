@@ -100,21 +100,14 @@ pub fn second_replacement(obs: &mut Observation, facts: &mut Facts) {
 ///    creates a new run's file, and tries to delete it; the file is listed right after
 ///    its upload.
 pub fn creator_and_listing(obs: &mut Observation, facts: &mut Facts) {
-    // ANCHOR: iam
     let mut s = store();
     put(&mut s, PUBLISHER_A, "manifest.json", b"run-1".to_vec());
     let fix = Upload::new("hand-fixed");
     let replaced = s.insert(CREATOR, BUCKET, "manifest.json", fix);
-    let file = Upload::new("# run=run-3\n");
-    let created = s.insert(CREATOR, BUCKET, "runs/run-3/accounts.csv", file);
+    let name = "runs/run-3/accounts.csv";
+    let created = s.insert(CREATOR, BUCKET, name, Upload::new("# run=run-3\n"));
     let listed = s.list(PUBLISHER_A, BUCKET, "runs/run-3/").map(|l| l.len());
-    let deleted = s.delete(
-        CREATOR,
-        BUCKET,
-        "runs/run-3/accounts.csv",
-        DeleteRequest::default(),
-    );
-    // ANCHOR_END: iam
+    let deleted = s.delete(CREATOR, BUCKET, name, DeleteRequest::default());
     obs.check(
         "an identity with objectCreator can replace the manifest",
         replaced.is_ok(),

@@ -50,6 +50,14 @@ fn live(store: &ObjectStore, name: &str) -> Result<Vec<u8>, StorageError> {
         .map(|(_, data)| data)
 }
 
+/// The bytes of one generation of `name`.
+fn version(store: &ObjectStore, name: &str, generation: i64) -> Result<Vec<u8>, StorageError> {
+    let none = Preconditions::none();
+    store
+        .get_media(PUBLISHER_A, BUCKET, name, Some(generation), None, none)
+        .map(|(_, data)| data)
+}
+
 /// Uploads `bytes` to `name` as `principal` with no precondition; the new generation.
 fn put(store: &mut ObjectStore, principal: &str, name: &str, bytes: Vec<u8>) -> Option<i64> {
     store

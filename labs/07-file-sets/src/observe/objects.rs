@@ -1,7 +1,7 @@
 //! One object at a time: racing creates, a delete the cleanup job approved for one
 //! generation, and a batch of deletes.
 
-use super::{BUCKET, Facts, PUBLISHER_A, PUBLISHER_B, live, put, status, store};
+use super::{BUCKET, Facts, PUBLISHER_A, PUBLISHER_B, live, put, status, store, version};
 use labkit::Observation;
 use serde_json::json;
 use sim_storage::{DeleteRequest, Preconditions, Upload};
@@ -64,15 +64,9 @@ pub fn approved_delete(obs: &mut Observation, facts: &mut Facts) {
     };
     let pinned_delete = s.delete(PUBLISHER_A, BUCKET, "old.csv", pinned);
     let after_pinned = live(&s, "old.csv").ok();
-    let next = s.get_media(
-        PUBLISHER_A,
-        BUCKET,
-        "old.csv",
-        Some(g1 + 1),
-        None,
-        Preconditions::none(),
-    );
-    let unpinned_delete = s.delete(PUBLISHER_A, BUCKET, "old.csv", DeleteRequest::default());
+    let next = version(&s, "old.csv", g1 + 1);
+    let any = DeleteRequest::default();
+    let unpinned_delete = s.delete(PUBLISHER_A, BUCKET, "old.csv", any);
     // ANCHOR_END: delete
     obs.check(
         "an unpinned delete removes the newer replacement",
@@ -86,7 +80,7 @@ pub fn approved_delete(obs: &mut Observation, facts: &mut Facts) {
         "the replacement's generation is the approved one plus one",
         g2 == g1 + 1,
     );
-    let answer = match next.as_ref().map(|(_, d)| d.as_slice()) {
+    let answer = match next.as_deref() {
         Ok(b"replacement") => "a",
         Ok(b"approved") => "d",
         Err(e) if e.code() == 404 => "b",

@@ -84,7 +84,6 @@ pub fn versioned_ranges(obs: &mut Observation, facts: &mut Facts) {
 ///    then after. Then it reads the metadata, someone changes the Cache-Control, and it
 ///    fetches the bytes with `ifMetagenerationMatch` set to what it read.
 pub fn conditional_reads(obs: &mut Observation, facts: &mut Facts) {
-    // ANCHOR: conditional_reads
     let mut s = store();
     let held = put(&mut s, PUBLISHER_A, "manifest.json", b"run-1".to_vec()).unwrap_or(-1);
     let if_changed = |s: &ObjectStore| {
@@ -101,7 +100,6 @@ pub fn conditional_reads(obs: &mut Observation, facts: &mut Facts) {
         .ok();
     let pre = Preconditions::metageneration(metageneration);
     let fetched = s.get_media(PUBLISHER_A, BUCKET, "manifest.json", None, None, pre);
-    // ANCHOR_END: conditional_reads
     obs.check(
         "ifGenerationNotMatch returns the unchanged manifest again",
         before_replacement.is_ok(),

@@ -7,29 +7,22 @@ use labkit::Observation;
 use serde_json::json;
 use sim_storage::ObjectStore;
 
+const ACCOUNTS: &str = "latest/accounts.csv";
+const POSITIONS: &str = "latest/positions.csv";
+
 /// The store after run-1's two files were uploaded to `latest/…`.
 fn run_1_published() -> ObjectStore {
     let mut s = store();
     let run1 = dataset(RUN_1).expect("run-1");
-    put(
-        &mut s,
-        PUBLISHER_A,
-        "latest/accounts.csv",
-        run1.accounts_csv(),
-    );
-    put(
-        &mut s,
-        PUBLISHER_A,
-        "latest/positions.csv",
-        run1.positions_csv(),
-    );
+    put(&mut s, PUBLISHER_A, ACCOUNTS, run1.accounts_csv());
+    put(&mut s, PUBLISHER_A, POSITIONS, run1.positions_csv());
     s
 }
 
 /// What a consumer reads now: the run tags of the two files, and its report.
 fn consumer_reads(s: &ObjectStore) -> (Option<String>, Option<String>, String) {
-    let accounts = live(s, "latest/accounts.csv").unwrap_or_default();
-    let positions = live(s, "latest/positions.csv").unwrap_or_default();
+    let accounts = live(s, ACCOUNTS).unwrap_or_default();
+    let positions = live(s, POSITIONS).unwrap_or_default();
     let computed = match (parse_accounts(&accounts), parse_positions(&positions)) {
         (Ok((run, a)), Ok((_, p))) => {
             let r = report(&run, &a, &p);
@@ -49,19 +42,9 @@ pub fn mixed_runs(obs: &mut Observation, facts: &mut Facts) {
     let run2 = dataset(RUN_2).expect("run-2");
     // ANCHOR: mixed
     let mut s = run_1_published();
-    put(
-        &mut s,
-        PUBLISHER_A,
-        "latest/accounts.csv",
-        run2.accounts_csv(),
-    );
+    put(&mut s, PUBLISHER_A, ACCOUNTS, run2.accounts_csv());
     let (accounts_run, positions_run, computed) = consumer_reads(&s);
-    put(
-        &mut s,
-        PUBLISHER_A,
-        "latest/positions.csv",
-        run2.positions_csv(),
-    );
+    put(&mut s, PUBLISHER_A, POSITIONS, run2.positions_csv());
     // ANCHOR_END: mixed
     obs.check(
         "a consumer can read accounts of one run and positions of another",
@@ -91,12 +74,7 @@ pub fn mixed_runs(obs: &mut Observation, facts: &mut Facts) {
 pub fn reversed_uploads(obs: &mut Observation, facts: &mut Facts) {
     let run2 = dataset(RUN_2).expect("run-2");
     let mut s = run_1_published();
-    put(
-        &mut s,
-        PUBLISHER_A,
-        "latest/positions.csv",
-        run2.positions_csv(),
-    );
+    put(&mut s, PUBLISHER_A, POSITIONS, run2.positions_csv());
     let (accounts_run, positions_run, _) = consumer_reads(&s);
     let answer = match (accounts_run.as_deref(), positions_run.as_deref()) {
         (Some(RUN_1), Some(RUN_1)) => "a",

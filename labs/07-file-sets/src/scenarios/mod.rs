@@ -12,7 +12,6 @@ use crate::world::{Error, FileRef, RUN_1, RUN_2, RUN_3, World, dataset};
 use labkit::fault::{self, Exploration, Replay, Scope, Sim, Token, Verdict, Violation};
 use peers::{AnalystEdits, ConsumerRuns, PublicationRuns, Restatement, leave_notes};
 
-// ANCHOR: scenarios
 /// Which actor runs first, and which others may be switched in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scenario {
@@ -23,17 +22,16 @@ pub enum Scenario {
     /// run-2 may happen, or the restatement job may rewrite the accepted positions.
     Consume,
     /// The publisher's attempt at run-2 may crash; then the publisher abandons run-2
-    /// (and restarts after a crash), while a consumer run may happen before any request.
+    /// (restarting after a crash), and a consumer run may happen before any request.
     Abandon,
-    /// The publisher publishes run-2; before any of its requests the analyst may "fix"
-    /// the accepted accounts file by hand and try to replace, create or delete the
-    /// manifest.
+    /// The publisher publishes run-2; before any of its requests the analyst may
+    /// "fix" the accepted accounts file by hand and try to replace, create or delete
+    /// the manifest.
     Analyst,
     /// The publisher publishes run-2; before any of its requests a second publisher
     /// process may publish run-3, the next night's run, from start to end.
     Race,
 }
-// ANCHOR_END: scenarios
 
 impl Scenario {
     pub const ALL: [Scenario; 5] = [

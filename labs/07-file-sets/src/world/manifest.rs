@@ -1,7 +1,7 @@
 //! The acceptance manifest: which run consumers should read, and where its files are.
 
-// ANCHOR: manifest
-/// A reference to one data file: its name in `datasets` and, when pinned, its generation.
+/// A reference to one data file: its name in `datasets` and, when pinned, its
+/// generation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileRef {
     pub name: String,
@@ -17,8 +17,6 @@ pub struct Manifest {
     pub accounts: FileRef,
     pub positions: FileRef,
 }
-
-// ANCHOR_END: manifest
 
 impl Manifest {
     pub fn to_json(&self) -> Vec<u8> {
