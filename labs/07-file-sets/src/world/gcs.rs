@@ -6,7 +6,7 @@ use super::{Actor, Error, World, Write};
 use labkit::fault::{Crash, Glyph};
 use sim_storage::{DeleteRequest, Meta, Preconditions, StorageError, Upload};
 
-/// An actor's handle on Cloud Storage. Every request may first let the other actor run
+/// An actor's handle on Cloud Storage. Every request may first let another actor run
 /// (a switch), and every write of the publisher may be followed by a crash.
 pub struct Gcs<'w, 's> {
     world: &'w mut World<'s>,
