@@ -21,6 +21,10 @@
 //!
 //! State lives in SQLite (in memory, or in a file when a scenario needs the store to
 //! outlive a process), so that "the bucket" is durable state a crash does not touch.
+//! Bucket settings, IAM bindings and the generation clock are also kept in memory
+//! (written through), and an in-memory store's connection is emptied and reused by the
+//! next in-memory store on the same thread: an exploration opens one store per schedule.
+//! A reused store is as empty as a new one (`tests/documented.rs` checks it).
 //!
 //! # Simplifications (say them in the chapter too)
 //!

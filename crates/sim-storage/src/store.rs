@@ -3,6 +3,8 @@
 use crate::iam::{Permission, Role};
 use labkit::fault::Rng;
 use rusqlite::{Connection, OptionalExtension, params};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
@@ -206,7 +208,78 @@ impl Cached for Connection {
 
 /// The origin: strongly consistent, durable in SQLite.
 pub struct ObjectStore {
-    db: Connection,
+    db: Db,
+    /// Bucket settings, IAM bindings and the generation clock are read by every request:
+    /// they are kept in memory as well, written through to SQLite and loaded from it when
+    /// a file is opened again. (An exploration runs thousands of requests per second.)
+    buckets: BTreeMap<String, bool>,
+    bindings: BTreeSet<(String, String, Role)>,
+    clock: Clock,
+}
+
+/// The store's connection. An in-memory one goes back to a small per-thread pool when
+/// the store is dropped, emptied, so that the next in-memory store skips opening SQLite,
+/// creating the schema and preparing every statement again (an exploration opens one
+/// store per schedule). An emptied database is indistinguishable from a new one: every
+/// query that returns several rows orders them.
+struct Db {
+    connection: Option<Connection>,
+    pooled: bool,
+}
+
+thread_local! {
+    static POOL: RefCell<Vec<Connection>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How many emptied in-memory connections a thread keeps for reuse.
+const POOL_SIZE: usize = 4;
+
+/// The statements that empty a pooled database (table by table, so that each is a
+/// cached statement; `sqlite_sequence` restarts the audit trail's numbering).
+const EMPTY: [&str; 6] = [
+    "DELETE FROM buckets",
+    "DELETE FROM objects",
+    "DELETE FROM bindings",
+    "DELETE FROM audit",
+    "DELETE FROM generation_clock",
+    "DELETE FROM sqlite_sequence",
+];
+
+impl std::ops::Deref for Db {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        self.connection.as_ref().expect("an open connection")
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        let Some(connection) = self.connection.take() else {
+            return;
+        };
+        if !self.pooled {
+            return;
+        }
+        let emptied = EMPTY
+            .iter()
+            .all(|sql| connection.execute_cached(sql, []).is_ok());
+        if emptied {
+            POOL.with(|pool| {
+                let mut pool = pool.borrow_mut();
+                if pool.len() < POOL_SIZE {
+                    pool.push(connection);
+                }
+            });
+        }
+    }
+}
+
+/// The generation clock: where it stands, how many generations it issued, its seed.
+#[derive(Clone, Copy, Debug)]
+struct Clock {
+    micros: i64,
+    issued: i64,
+    seed: i64,
 }
 
 const SCHEMA: &str = "
@@ -331,30 +404,80 @@ impl ObjectStore {
 
     /// An in-memory store whose generation gaps come from `seed`.
     pub fn in_memory_seeded(seed: u64) -> Self {
-        Self::from_connection(
-            Connection::open_in_memory().expect("open in-memory SQLite"),
-            seed,
-        )
+        let reused = POOL.with(|pool| pool.borrow_mut().pop());
+        let fresh = reused.is_none();
+        let connection =
+            reused.unwrap_or_else(|| Connection::open_in_memory().expect("open in-memory SQLite"));
+        let db = Db {
+            connection: Some(connection),
+            pooled: true,
+        };
+        Self::from_connection(db, seed, fresh)
     }
 
     /// A store in a file, for scenarios where the bucket must outlive a process. A file
     /// opened again keeps its generation clock (and its seed).
     pub fn open(path: &Path) -> rusqlite::Result<Self> {
-        Ok(Self::from_connection(
-            Connection::open(path)?,
-            DEFAULT_GENERATION_SEED,
-        ))
+        let db = Db {
+            connection: Some(Connection::open(path)?),
+            pooled: false,
+        };
+        Ok(Self::from_connection(db, DEFAULT_GENERATION_SEED, true))
     }
 
-    fn from_connection(db: Connection, seed: u64) -> Self {
-        db.execute_batch(SCHEMA)
-            .expect("create the object store schema");
-        db.execute(
+    /// The store on `db`, with the schema created first unless `db` is an emptied
+    /// pooled connection that has it already.
+    fn from_connection(db: Db, seed: u64, create_schema: bool) -> Self {
+        if create_schema {
+            // Every statement stays prepared (rusqlite keeps 16 by default; the store
+            // has about thirty).
+            db.set_prepared_statement_cache_capacity(64);
+            db.execute_batch(SCHEMA)
+                .expect("create the object store schema");
+        }
+        db.execute_cached(
             "INSERT OR IGNORE INTO generation_clock (id, micros, issued, seed) VALUES (1, ?1, 0, ?2)",
             params![GENERATION_EPOCH_MICROS, seed as i64],
         )
         .expect("start the generation clock");
-        ObjectStore { db }
+        let clock = db
+            .prepare_cached_query_row(
+                "SELECT micros, issued, seed FROM generation_clock WHERE id = 1",
+                [],
+                |row| {
+                    Ok(Clock {
+                        micros: row.get(0)?,
+                        issued: row.get(1)?,
+                        seed: row.get(2)?,
+                    })
+                },
+            )
+            .expect("read the generation clock");
+        let buckets = db
+            .prepare_cached("SELECT name, versioning FROM buckets")
+            .and_then(|mut st| {
+                st.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()
+            })
+            .expect("read buckets");
+        let bindings = db
+            .prepare_cached("SELECT bucket, member, role FROM bindings")
+            .and_then(|mut st| {
+                st.query_map([], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get::<_, String>(2)?))
+                })?
+                .collect::<rusqlite::Result<Vec<(String, String, String)>>>()
+            })
+            .expect("read bindings")
+            .into_iter()
+            .filter_map(|(bucket, member, role)| Some((bucket, member, Role::parse(&role)?)))
+            .collect();
+        ObjectStore {
+            db,
+            buckets,
+            bindings,
+            clock,
+        }
     }
 
     /// The next generation number: the store's logical clock in microseconds, moved on
@@ -362,14 +485,11 @@ impl ObjectStore {
     /// the same generations; and never consecutive, so no code can get away with
     /// `generation - 1`.
     fn next_generation(&mut self) -> i64 {
-        let (micros, issued, seed): (i64, i64, i64) = self
-            .db
-            .prepare_cached_query_row(
-                "SELECT micros, issued, seed FROM generation_clock WHERE id = 1",
-                [],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-            )
-            .expect("read the generation clock");
+        let Clock {
+            micros,
+            issued,
+            seed,
+        } = self.clock;
         // One draw of the fault core's generator per generation, seeded by the store's
         // seed and the count so far: a function of the request order alone.
         let (low, high) = GAP_MICROS;
@@ -382,6 +502,8 @@ impl ObjectStore {
                 params![generation],
             )
             .expect("move the generation clock");
+        self.clock.micros = generation;
+        self.clock.issued += 1;
         generation
     }
 
@@ -401,6 +523,7 @@ impl ObjectStore {
                 what: format!("gs://{bucket}"),
             });
         }
+        self.buckets.insert(bucket.to_string(), versioning);
         Ok(())
     }
 
@@ -412,24 +535,15 @@ impl ObjectStore {
                 params![bucket, member, role.name()],
             )
             .expect("grant");
+        self.bindings
+            .insert((bucket.to_string(), member.to_string(), role));
     }
 
     /// Whether `principal` holds `permission` on `bucket` (directly or via `allUsers`).
     pub fn can(&self, principal: &str, bucket: &str, permission: Permission) -> bool {
-        let mut statement = self
-            .db
-            .prepare_cached(
-                "SELECT role FROM bindings WHERE bucket = ?1 AND (member = ?2 OR member = 'allUsers')
-                 ORDER BY role",
-            )
-            .expect("prepare bindings");
-        let roles = statement
-            .query_map(params![bucket, principal], |row| row.get::<_, String>(0))
-            .expect("query bindings");
-        roles
-            .filter_map(|r| r.ok())
-            .filter_map(|r| Role::parse(&r))
-            .any(|role| role.grants(permission))
+        self.bindings.iter().any(|(b, member, role)| {
+            b == bucket && (member == principal || member == "allUsers") && role.grants(permission)
+        })
     }
 
     fn require(
@@ -450,14 +564,9 @@ impl ObjectStore {
     }
 
     fn versioning(&self, bucket: &str) -> Result<bool, StorageError> {
-        self.db
-            .prepare_cached_query_row(
-                "SELECT versioning FROM buckets WHERE name = ?1",
-                params![bucket],
-                |row| row.get::<_, bool>(0),
-            )
-            .optional()
-            .expect("read bucket")
+        self.buckets
+            .get(bucket)
+            .copied()
             .ok_or_else(|| StorageError::NotFound {
                 what: format!("gs://{bucket}"),
             })
@@ -563,9 +672,15 @@ impl ObjectStore {
                 params![bucket, name, generation, upload.data, upload.cache_control],
             )
             .expect("insert object");
-        Ok(self
-            .meta(bucket, name, Some(generation))
-            .expect("just inserted"))
+        Ok(Meta {
+            bucket: bucket.to_string(),
+            name: name.to_string(),
+            generation,
+            metageneration: 1,
+            size: upload.data.len() as u64,
+            cache_control: upload.cache_control,
+            live: true,
+        })
     }
 
     /// `objects.get` (metadata): the live version, or the named generation.

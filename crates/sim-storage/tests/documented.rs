@@ -494,6 +494,66 @@ fn replacing_an_object_needs_delete_as_well_as_create() {
     );
 }
 
+// https://cloud.google.com/storage/docs/access-control/iam-roles, the table of
+// predefined roles (read at its mirror developers.google.cn/storage/docs/access-control/
+// iam-roles): Storage Object Creator (roles/storage.objectCreator) "Allows users to
+// create objects. Does not give permission to view, delete, or replace objects." An
+// object has no owner who may do more: the uploader cannot delete what it created.
+#[test]
+fn object_creator_creates_but_cannot_view_or_delete_even_its_own_object() {
+    let creator = "user:creator@example.com";
+    let mut store = store(false);
+    store.grant(BUCKET, creator, Role::ObjectCreator);
+    let created = store.insert(creator, BUCKET, "runs/run-3/a.csv", Upload::new("x"));
+    assert!(created.is_ok());
+    let none = Preconditions::none();
+    let view = store.get_media(creator, BUCKET, "runs/run-3/a.csv", None, None, none);
+    assert_eq!(view.unwrap_err().code(), 403);
+    let delete = store.delete(
+        creator,
+        BUCKET,
+        "runs/run-3/a.csv",
+        DeleteRequest::default(),
+    );
+    assert_eq!(
+        delete.unwrap_err(),
+        StorageError::Forbidden {
+            principal: creator.into(),
+            permission: "storage.objects.delete"
+        }
+    );
+    assert_eq!(read(&store, "runs/run-3/a.csv").unwrap(), b"x");
+}
+
+// Not a documented behaviour but the simulator's own promise: an in-memory store is new
+// every time, although its SQLite connection may be a pooled one, emptied (the audit
+// trail, the objects, the bindings and the generation clock start again).
+#[test]
+fn every_in_memory_store_starts_empty_and_issues_the_same_generations() {
+    let first_run = || {
+        let mut store = store(false);
+        let meta = store
+            .insert(OWNER, BUCKET, "a.csv", Upload::new("x"))
+            .unwrap();
+        (
+            meta.generation,
+            store.audit().len(),
+            store.list(OWNER, BUCKET, "").unwrap().len(),
+        )
+    };
+    let fresh = first_run();
+    for _ in 0..6 {
+        assert_eq!(first_run(), fresh);
+    }
+    let mut reused = ObjectStore::in_memory();
+    assert_eq!(
+        reused.create_bucket(BUCKET, false),
+        Ok(()),
+        "the bucket of an earlier store is gone"
+    );
+    assert!(!reused.can(OWNER, BUCKET, sim_storage::Permission::Get));
+}
+
 // The state is in SQLite: a store reopened from its file has the same objects.
 #[test]
 fn a_file_backed_store_survives_reopening() {

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     lab_main(LabBinary {
         observe: file_sets::observe::run,
-        scenarios: file_sets::harness::SCENARIOS,
-        figures: file_sets::harness::figures,
+        scenarios: file_sets::scenarios::SCENARIOS,
+        figures: file_sets::figures::figures,
     })
 }

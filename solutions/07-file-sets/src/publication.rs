@@ -9,7 +9,7 @@
 //!   each file's run tag, so they report from one complete set or not at all.
 //! * Only the publisher can replace or delete the manifest: everyone else reads.
 
-use crate::harness::{
+use crate::world::{
     ANALYST, CONSUMER, DATA, Dataset, Error, FileRef, Gcs, MANIFEST, Manifest, PUBLISHER, RELEASES,
     Report, parse_accounts, parse_positions, report,
 };
@@ -123,6 +123,7 @@ pub fn publish(gcs: &mut Gcs, data: &Dataset) -> Result<(), Error> {
     let positions = put_once(gcs, &positions_name, data.positions_csv())?;
     let candidate = Manifest {
         run: data.run.clone(),
+        sequence: data.sequence,
         accounts: FileRef {
             name: accounts_name,
             generation: Some(accounts.generation),
@@ -142,6 +143,15 @@ pub fn publish(gcs: &mut Gcs, data: &Dataset) -> Result<(), Error> {
         // A crash after the swap: the manifest is already ours.
         return Ok(());
     }
+    if let Some(current) = &current
+        && current.sequence >= data.sequence
+    {
+        // Never go back: a later run (or another set of this one) is accepted.
+        return Err(Error::Rejected(format!(
+            "{} is accepted; {} is not later",
+            current.run, data.run
+        )));
+    }
     // Replace the manifest only if nobody changed it since we read it.
     let swap = Upload::new(candidate.to_json()).if_generation_match(generation);
     gcs.insert(RELEASES, MANIFEST, swap)?;
@@ -150,8 +160,9 @@ pub fn publish(gcs: &mut Gcs, data: &Dataset) -> Result<(), Error> {
 // ANCHOR_END: publish
 
 // ANCHOR: abandon
-/// Gives up a run that was not accepted: removes its files, each pinned to the
-/// generation that was listed, and never a file the manifest names.
+/// Gives up a run that was not accepted: removes the files `publish` writes for it,
+/// each pinned to the generation that was listed, and never a file the manifest names.
+/// Other objects under the run's prefix are not ours, whatever their name.
 pub fn abandon(gcs: &mut Gcs, run: &str) -> Result<(), Error> {
     if let (_, Some(accepted)) = current_manifest(gcs)?
         && accepted.run == run
@@ -160,7 +171,12 @@ pub fn abandon(gcs: &mut Gcs, run: &str) -> Result<(), Error> {
             "{run} is accepted; it cannot be abandoned"
         )));
     }
-    for file in gcs.list(DATA, &format!("runs/{run}/"))? {
+    let (accounts, positions) = names(run);
+    let listed = gcs.list(DATA, &format!("runs/{run}/"))?;
+    for file in listed
+        .iter()
+        .filter(|m| m.name == accounts || m.name == positions)
+    {
         let pinned = DeleteRequest {
             generation: Some(file.generation),
             preconditions: Preconditions::none(),
