@@ -3,9 +3,9 @@
 
 use labkit::fault::{self, Token};
 use pretty_assertions::assert_eq;
-use uncertain_outcomes::harness::{
-    ALL_EVIDENCE, ALL_INVARIANTS, Evidence, Invariant, explore_reconciliation, explore_settlement,
-    settlement_scenario, settlement_scope,
+use uncertain_outcomes::invariants::{ALL_EVIDENCE, ALL_INVARIANTS, Evidence, Invariant};
+use uncertain_outcomes::scenarios::{
+    explore_reconciliation, explore_settlement, settlement_scenario, settlement_scope,
 };
 
 // The graded tests, in the order they are reported (see `labkit::graded`).

@@ -3,11 +3,11 @@
 
 use labkit::fault::{self, Token};
 use pretty_assertions::assert_eq;
-use snapshots::harness::{
-    Database, Direct, ITEM, Reservation, STOCK, Session, Totals, explore_reconciliation,
-    explore_reservations, reconciliation, reservations,
-};
 use snapshots::reserve::{reconcile, reserve};
+use snapshots::scenarios::{
+    STOCK, explore_reconciliation, explore_reservations, reconciliation, reservations,
+};
+use snapshots::world::{Database, Direct, ITEM, Reservation, Session, Totals};
 
 // The graded tests, in the order they are reported (see `labkit::graded`).
 labkit::graded_suite![

@@ -5,7 +5,7 @@
 //! settlement row `settled` with that receipt. `reconcile` is called the same way over a
 //! history that already holds a duplicate charge and a charge that was never recorded.
 
-use crate::harness::{App, Intent, RECONCILIATION, RECORDED, SETTLEMENTS, Stop};
+use crate::world::{App, Intent, RECONCILIATION, RECORDED, SETTLEMENTS, Stop};
 use sim_spanner::{ChargeRequest, Row};
 
 // ANCHOR: settle

@@ -6,7 +6,7 @@
 //! SQLITE_BUSY (5) or SQLITE_BUSY_SNAPSHOT (517) the harness rolls back what you left
 //! open and runs the whole request again later, as a client would.
 
-use crate::harness::{ITEM, Reservation, Session, Totals};
+use crate::world::{ITEM, Reservation, Session, Totals};
 use rusqlite::params;
 
 // ANCHOR: reserve

@@ -14,9 +14,8 @@
 //! never inside simulated code.
 
 use std::time::{Duration, Instant};
-use uncertain_outcomes::harness::{
-    ALL_EVIDENCE, ALL_INVARIANTS, explore_reconciliation, explore_settlement,
-};
+use uncertain_outcomes::invariants::{ALL_EVIDENCE, ALL_INVARIANTS};
+use uncertain_outcomes::scenarios::{explore_reconciliation, explore_settlement};
 
 /// Nanoseconds this thread has spent on a CPU, when the kernel says.
 fn cpu_nanos() -> Option<u64> {
