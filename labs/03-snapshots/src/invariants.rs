@@ -6,35 +6,33 @@ use crate::world::{ITEM, Reservation, Totals};
 use labkit::fault::{Verdict, Violation};
 use rusqlite::Connection;
 
+fn one_number(conn: &Connection, sql: &str, param: &str) -> Result<i64, Violation> {
+    conn.query_row(sql, [param], |r| r.get(0))
+        .map_err(sql_violation)
+}
+
+/// The reservation scenario's invariants, on the database its requests left and the
+/// answers they gave.
 pub fn check_reservations(conn: &Connection, answers: &[Option<Reservation>]) -> Verdict {
-    let available: i64 = conn
-        .query_row(
-            "SELECT available FROM inventory WHERE item = ?1",
-            [ITEM],
-            |r| r.get(0),
-        )
-        .map_err(sql_violation)?;
-    let reserved: i64 = conn
-        .query_row("SELECT COALESCE(SUM(qty), 0) FROM reservations", [], |r| {
-            r.get(0)
-        })
-        .map_err(sql_violation)?;
-    let confirmed: Vec<&str> = REQUESTS
-        .iter()
-        .zip(answers)
-        .filter(|(_, a)| **a == Some(Reservation::Confirmed))
-        .map(|(name, _)| *name)
-        .collect();
-    if reserved > STOCK {
-        return Err(Violation::new(
-            "never more reservations than units",
-            &[
-                format!("Let {STOCK} units be on sale and {} requests each reserve one.", REQUESTS.len()),
-                format!("Then {reserved} units are reserved ({} confirmed).", confirmed.join(", ")),
-                "Contradiction: each request checked availability before a write it did not make atomic with the check.".into(),
-            ],
-        ));
-    }
+    let available = one_number(
+        conn,
+        "SELECT available FROM inventory WHERE item = ?1",
+        ITEM,
+    )?;
+    let reserved = one_number(
+        conn,
+        "SELECT COALESCE(SUM(qty), 0) FROM reservations WHERE item = ?1",
+        ITEM,
+    )?;
+    let answered = |wanted: Reservation| -> Vec<&str> {
+        REQUESTS
+            .iter()
+            .zip(answers)
+            .filter(|(_, a)| **a == Some(wanted))
+            .map(|(name, _)| *name)
+            .collect()
+    };
+    let confirmed = answered(Reservation::Confirmed);
     if reserved + available != STOCK {
         return Err(Violation::new(
             "reserved + available = stock",
@@ -45,14 +43,35 @@ pub fn check_reservations(conn: &Connection, answers: &[Option<Reservation>]) ->
             ],
         ));
     }
+    if reserved > STOCK {
+        return Err(Violation::new(
+            "never more reservations than units",
+            &[
+                format!("Let {STOCK} units be on sale and {} requests each reserve one.", REQUESTS.len()),
+                format!("Then {reserved} units are reserved ({} confirmed).", confirmed.join(", ")),
+                "Contradiction: a request decided on an availability that another request changed before this one wrote: the check and the writes were not one transaction.".into(),
+            ],
+        ));
+    }
+    answers_match_rows(conn, answers)?;
+    let sold_out = answered(Reservation::SoldOut);
+    if !sold_out.is_empty() && available > 0 {
+        return Err(Violation::new(
+            "a request is told sold out only when no unit is left",
+            &[
+                format!("Let {STOCK} units be on sale and {} requests each reserve one.", REQUESTS.len()),
+                format!("Then {} answered SoldOut, and {available} unit(s) are still on sale.", sold_out.join(" and ")),
+                "Contradiction: a busy database says \"not now\", not \"none left\"; only a transaction that read the availability and found too few units may answer SoldOut.".into(),
+            ],
+        ));
+    }
+    Ok(())
+}
+
+fn answers_match_rows(conn: &Connection, answers: &[Option<Reservation>]) -> Verdict {
     for (name, answer) in REQUESTS.iter().zip(answers) {
-        let rows: i64 = conn
-            .query_row(
-                "SELECT COUNT(*) FROM reservations WHERE id = ?1",
-                [name],
-                |r| r.get(0),
-            )
-            .map_err(sql_violation)?;
+        let sql = "SELECT COUNT(*) FROM reservations WHERE id = ?1";
+        let rows = one_number(conn, sql, name)?;
         let expected = i64::from(*answer == Some(Reservation::Confirmed));
         if rows != expected {
             return Err(Violation::new(

@@ -96,7 +96,7 @@ fn attempt(conns: &[Connection], sim: &mut Sim, requests: &mut Requests, i: usiz
                 requests.failure.get_or_insert(Violation::new(
                     "a request commits or rolls back before it answers",
                     &[format!(
-                        "Let {who} answer {answer:?}. Then its transaction was still open: nothing it wrote is committed."
+                        "Let {who} answer {answer:?}. Then its transaction was still open when it answered: it still held what it had begun (a snapshot, perhaps the write lock), and nothing it wrote was committed."
                     )],
                 ));
             }
@@ -257,12 +257,13 @@ pub fn explore_reservations(max_faults: usize) -> Exploration {
     fault::explore(scope, reservations)
 }
 
-/// Every schedule of the reconciliation scenario (up to two writers arriving).
-pub fn explore_reconciliation() -> Exploration {
+/// Every schedule of the reconciliation scenario with up to `max_faults` writers
+/// arriving (two is all there are).
+pub fn explore_reconciliation(max_faults: usize) -> Exploration {
     let scope = Scope {
         lab: "03",
         scenario: "reconciliation",
-        max_faults: 2,
+        max_faults,
     };
     fault::explore(scope, reconciliation)
 }
