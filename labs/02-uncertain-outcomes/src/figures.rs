@@ -1,5 +1,7 @@
-//! The figures of chapter 2, drawn as sequence diagrams.
+//! The figures of chapter 2: two sequence diagrams, and the crash-point matrices the
+//! observe phase computes.
 
+use crate::observe::{NAIVE, Variant, explore_naive};
 use labkit::figure::Sequence;
 
 /// The settlement case: the runner calls the callback again after ABORTED.
@@ -10,56 +12,73 @@ fn retried_callback() -> Sequence {
     )
     .call("application", "runner", "run_transaction(callback)")
     .divider("attempt 1")
-    .call("runner", "Spanner", "read settlements/S7: no row")
-    .call("runner", "processor", "charge S7 120 (no key)")
+    .call("runner", "Spanner", "read settlements/S1: no row")
+    .call("runner", "processor", "charge S1 120 (no key)")
     .reply("processor", "runner", "receipt ch_1")
-    .call("runner", "Spanner", "commit: insert S7 (receipt ch_1)")
+    .call("runner", "Spanner", "commit: insert S1 (receipt ch_1)")
     .reply("Spanner", "runner", "ABORTED (nothing applied)")
     .divider("attempt 2: the runner calls the callback again")
-    .call("runner", "Spanner", "read settlements/S7: no row")
-    .call("runner", "processor", "charge S7 120 (no key)")
+    .call("runner", "Spanner", "read settlements/S1: no row")
+    .call("runner", "processor", "charge S1 120 (no key)")
     .reply("processor", "runner", "receipt ch_2")
-    .call("runner", "Spanner", "commit: insert S7 (receipt ch_2)")
-    .reply("Spanner", "runner", "ok, commit timestamp 1")
+    .call("runner", "Spanner", "commit: insert S1 (receipt ch_2)")
+    .reply("Spanner", "runner", "ok")
     .reply("runner", "application", "committed")
     .note("processor", "two receipts: ch_1, ch_2")
-    .note("Spanner", "one row: S7 -> ch_2")
+    .note("Spanner", "one row: S1 -> ch_2")
 }
 
-/// One shape that passes: intent first, one key, look before resending.
-fn recovery() -> Sequence {
+/// A key is remembered for a day: the resend of the next day's process is a new charge.
+fn key_pruned() -> Sequence {
     Sequence::new(
-        "Recovery by the original identity: intent first, one key, look before resending",
-        &["application", "Spanner", "processor"],
+        "A key is kept for a day: the next day's resend is a new charge",
+        &["process 1", "process 2", "processor", "Spanner"],
     )
-    .call(
-        "application",
-        "Spanner",
-        "commit: insert S1 pending, key settle-S1",
-    )
-    .reply("Spanner", "application", "ok")
-    .call("application", "processor", "charge S1 120, key settle-S1")
-    .note("processor", "charges: receipt ch_1")
-    .lost("processor", "application", "receipt ch_1")
-    .crash("application", "timeout, then the process crashes")
-    .divider("next process: locate the original identity")
-    .call("application", "Spanner", "read settlements/S1")
-    .reply("Spanner", "application", "pending, key settle-S1")
-    .call("application", "processor", "search receipts for S1")
-    .reply("processor", "application", "[ch_1, key settle-S1]")
-    .call("application", "Spanner", "commit: S1 settled, receipt ch_1")
-    .lost("Spanner", "application", "DEADLINE_EXCEEDED")
-    .call("application", "Spanner", "read settlements/S1")
-    .reply("Spanner", "application", "settled, receipt ch_1: done")
+    .call("process 1", "processor", "charge S1 120, key settle-S1")
+    .note("processor", "charged: receipt ch_1")
+    .reply("processor", "process 1", "ch_1 (response lost)")
+    .call("process 1", "Spanner", "commit: insert S1 (ch_1)")
+    .reply("Spanner", "process 1", "DEADLINE_EXCEEDED (not applied)")
+    .divider("a day later")
+    .call("process 2", "Spanner", "read settlements/S1: no row")
+    .call("process 2", "processor", "charge S1 120, key settle-S1")
+    .note("processor", "key pruned: charged, receipt ch_2")
+    .reply("processor", "process 2", "receipt ch_2")
+    .call("process 2", "Spanner", "commit: insert S1 (ch_2)")
+    .reply("Spanner", "process 2", "ok")
+}
+
+/// The crash-point matrix of one naive variant, under a title.
+fn matrix(title: &str, variant: Variant) -> String {
+    let explored = explore_naive(variant, 1);
+    format!("{title}\n\n{}", explored.matrix.render())
 }
 
 /// The figures of chapter 2.
 pub fn figures() -> Vec<(&'static str, String)> {
+    let keyed_next_day = Variant {
+        key: Some("settle-S1"),
+        next_process_a_day_later: true,
+    };
     vec![
         (
             "02-uncertain-outcomes-retried-callback.svg",
             retried_callback().to_svg(),
         ),
-        ("02-uncertain-outcomes-recovery.svg", recovery().to_svg()),
+        (
+            "02-uncertain-outcomes-key-pruned.svg",
+            key_pruned().to_svg(),
+        ),
+        (
+            "02-crash-matrix.txt",
+            matrix("The naive settlement, every single fault:", NAIVE),
+        ),
+        (
+            "02-crash-matrix-keyed-next-day.txt",
+            matrix(
+                "The same code charging under settle-S1, each new process a day later:",
+                keyed_next_day,
+            ),
+        ),
     ]
 }

@@ -14,12 +14,16 @@ pub enum Invariant {
     ChargedAtLeastOnce,
     /// Every intent's row is settled and names the receipt the processor issued.
     SettledWithItsReceipt,
+    /// Whenever a settle process stops, every receipt's intent has a settlement row:
+    /// nothing is charged for an intent the database does not hold.
+    RecordedBeforeCharged,
 }
 
-pub const ALL_INVARIANTS: [Invariant; 3] = [
+pub const ALL_INVARIANTS: [Invariant; 4] = [
     Invariant::ChargedAtMostOnce,
     Invariant::ChargedAtLeastOnce,
     Invariant::SettledWithItsReceipt,
+    Invariant::RecordedBeforeCharged,
 ];
 
 fn receipt_ids(receipts: &[Receipt]) -> String {
@@ -37,10 +41,16 @@ pub fn check_settlements(world: &World, intents: &[Intent], invariants: &[Invari
                 Invariant::ChargedAtMostOnce => at_most_once(intent, &receipts, &row)?,
                 Invariant::ChargedAtLeastOnce => at_least_once(intent, &receipts)?,
                 Invariant::SettledWithItsReceipt => settled(intent, &receipts, &row)?,
+                // Checked by the scenario each time a process stops.
+                Invariant::RecordedBeforeCharged => {}
             }
         }
     }
     Ok(())
+}
+
+fn key_of(receipt: &Receipt) -> &str {
+    receipt.idempotency_key.as_deref().unwrap_or("no key")
 }
 
 fn at_most_once(intent: &Intent, receipts: &[Receipt], row: &Option<Row>) -> Verdict {
@@ -53,16 +63,29 @@ fn at_most_once(intent: &Intent, receipts: &[Receipt], row: &Option<Row>) -> Ver
     } else {
         "no settlement row"
     };
+    let listed: Vec<String> = receipts
+        .iter()
+        .map(|r| format!("{} ({})", r.id, key_of(r)))
+        .collect();
+    let one_key = receipts[0].idempotency_key.is_some()
+        && receipts
+            .iter()
+            .all(|r| r.idempotency_key == receipts[0].idempotency_key);
+    let why = if one_key {
+        "Contradiction: one intent, one charge. The same key did not stop the resend: the processor keeps a key's result for a day, no longer. Find out what the processor holds for the intent before sending again."
+    } else {
+        "Contradiction: one intent, one charge. A callback runs again after ABORTED, a timeout is not a rollback, and a request without the first one's key is a new charge."
+    };
     Err(Violation::new(
         "no intent is charged twice",
         &[
             format!("Let {id} be the intent to charge {} once.", intent.amount),
             format!(
-                "Then the processor issued {} receipts for {id} ({}), and the database holds {rows}.",
+                "Then the processor issued {} receipts for {id}: {}; the database holds {rows}.",
                 receipts.len(),
-                receipt_ids(receipts)
+                listed.join(", ")
             ),
-            "Contradiction: one intent, one charge. A callback runs again after ABORTED, and DEADLINE_EXCEEDED is not a rollback: locate the original identity's state, and resend only under the same idempotency key.".into(),
+            why.into(),
         ],
     ))
 }
@@ -86,24 +109,56 @@ fn settled(intent: &Intent, receipts: &[Receipt], row: &Option<Row>) -> Verdict 
     let status = row.as_ref().and_then(|r| r.text("status"));
     let named = row.as_ref().and_then(|r| r.text("receipt"));
     let issued = receipts.first().map(|r| r.id.as_str());
-    if status == Some("settled") && named.is_some() && named == issued {
-        return Ok(());
-    }
     let shown = match (status, named) {
         (None, _) => "missing".to_string(),
         (Some(s), None) => format!("`{s}` without a receipt"),
         (Some(s), Some(r)) => format!("`{s}` naming receipt {r}"),
     };
+    let given = format!(
+        "Let {} be the intent, with receipt(s) [{}] at the processor, and the faults healed.",
+        intent.id,
+        receipt_ids(receipts)
+    );
+    if status != Some("settled") {
+        return Err(Violation::new(
+            "every intent's row ends settled",
+            &[
+                given,
+                format!("Then its settlement row is {shown}, and the job will not ask again: it got Ok."),
+                "Contradiction: return Ok only once the settlement is recorded; a commit that ended DEADLINE_EXCEEDED may not have applied.".into(),
+            ],
+        ));
+    }
+    if named.is_none() || named != issued {
+        return Err(Violation::new(
+            "every settled row names its receipt",
+            &[
+                given,
+                format!("Then its settlement row is {shown}."),
+                "Contradiction: a row that says `settled` must name the receipt that pays for it; a row written settled before the charge is a promise the process may not live to keep.".into(),
+            ],
+        ));
+    }
+    Ok(())
+}
+
+/// Checked when a settle process stops: every receipt the processor issued belongs to
+/// an intent the database holds (pending or settled).
+pub fn check_recorded_intents(world: &World, intents: &[Intent]) -> Verdict {
+    let charged = world.processor.receipts().iter();
+    let Some(orphan) = charged
+        .filter(|r| intents.iter().any(|i| i.id == r.reference))
+        .find(|r| world.db.read(SETTLEMENTS, &r.reference).is_none())
+    else {
+        return Ok(());
+    };
+    let id = &orphan.reference;
     Err(Violation::new(
-        "every intent is settled with the receipt the processor issued",
+        "every charge has a recorded intent",
         &[
-            format!(
-                "Let {} be the intent, with receipt(s) [{}] at the processor.",
-                intent.id,
-                receipt_ids(receipts)
-            ),
-            format!("Then its settlement row is {shown}."),
-            "Contradiction: once the faults heal, every intent's row must be `settled` and name the one receipt that pays for it.".into(),
+            format!("Let {} be the processor's receipt for {id} when a settle process stopped.", orphan.id),
+            format!("Then the database held no row for {id}: nothing durable said that {id} may have been charged."),
+            "Contradiction: record the intent and its key before any money moves; a process that never comes back must leave the trace of what it started.".into(),
         ],
     ))
 }
@@ -117,21 +172,46 @@ pub enum Evidence {
     /// One reconciliation row per receipt, relating it to its intent and attempt, with
     /// the right finding.
     EveryReceiptRelated,
+    /// A reconciliation run after the faults healed, over a table an earlier run wrote,
+    /// finishes too: a reconciliation can always be run again.
+    Rerunnable,
 }
 
-pub const ALL_EVIDENCE: [Evidence; 2] = [Evidence::Untouched, Evidence::EveryReceiptRelated];
+pub const ALL_EVIDENCE: [Evidence; 3] = [
+    Evidence::Untouched,
+    Evidence::EveryReceiptRelated,
+    Evidence::Rerunnable,
+];
 
-/// Checks `invariants` on the world a reconciliation left (`after`), against the
-/// history it started from (`before`).
-pub fn check_reconciliation(before: &World, after: &World, invariants: &[Evidence]) -> Verdict {
+/// What a reconciliation schedule left: the history it started from, the world after
+/// it, and whether its last run (after the faults healed) finished.
+pub struct Reconciled<'w> {
+    pub before: &'w World,
+    pub after: &'w World,
+    pub last_run_finished: bool,
+}
+
+/// Checks `invariants` on what a reconciliation schedule left.
+pub fn check_reconciliation(run: &Reconciled<'_>, invariants: &[Evidence]) -> Verdict {
     for invariant in invariants {
         match invariant {
-            Evidence::Untouched => untouched(before, after)?,
+            Evidence::Untouched => untouched(run.before, run.after)?,
             Evidence::EveryReceiptRelated => {
-                for receipt in after.processor.receipts() {
-                    related(after, receipt)?;
+                for receipt in run.after.processor.receipts() {
+                    related(run.after, receipt)?;
                 }
             }
+            Evidence::Rerunnable if !run.last_run_finished => {
+                return Err(Violation::new(
+                    "a reconciliation can be run again",
+                    &[
+                        "Let a reconciliation have run, and the faults have healed.".into(),
+                        "Then the next run over the same history stopped with an error.".into(),
+                        "Contradiction: a reconciliation is run again after every doubt (a crash, a timeout, an owner's question); a run that meets its own earlier rows must finish.".into(),
+                    ],
+                ));
+            }
+            Evidence::Rerunnable => {}
         }
     }
     Ok(())
@@ -163,44 +243,63 @@ fn untouched(before: &World, after: &World) -> Verdict {
     Ok(())
 }
 
+/// One receipt's reconciliation row: it exists, it relates the receipt to its intent
+/// and attempt, and its finding says whether the settlement row names the receipt.
 fn related(after: &World, receipt: &Receipt) -> Verdict {
-    let line = after.db.read(RECONCILIATION, &receipt.id);
-    let recorded_receipt = after
+    let attempt = receipt.idempotency_key.as_deref().unwrap_or("no key");
+    let described = format!(
+        "Let {} be the processor's receipt for {} ({}), sent with {attempt}.",
+        receipt.id, receipt.reference, receipt.amount
+    );
+    let Some(line) = after.db.read(RECONCILIATION, &receipt.id) else {
+        return Err(Violation::new(
+            "every receipt has a reconciliation row",
+            &[
+                described,
+                format!("Then the reconciliation table has no row for {}.", receipt.id),
+                "Contradiction: every receipt is evidence, whether a settlement row names it or not; reconcile from the processor's receipts, not from the rows.".into(),
+            ],
+        ));
+    };
+    let relates = line.text("intent") == Some(receipt.reference.as_str())
+        && line.text("attempt") == Some(attempt)
+        && line.int("amount") == Some(receipt.amount);
+    if !relates {
+        return Err(Violation::new(
+            "every receipt is related to its intent and attempt",
+            &[
+                described,
+                format!("Then its reconciliation row is {line:?}."),
+                format!(
+                    "Contradiction: its row must say intent {}, attempt {attempt}, amount {}.",
+                    receipt.reference, receipt.amount
+                ),
+            ],
+        ));
+    }
+    finding(after, receipt, &line, described)
+}
+
+fn finding(after: &World, receipt: &Receipt, line: &Row, described: String) -> Verdict {
+    let named = after
         .db
         .read(SETTLEMENTS, &receipt.reference)
         .and_then(|r| r.text("receipt").map(str::to_string));
-    let recorded = recorded_receipt.as_deref() == Some(receipt.id.as_str());
-    let attempt = receipt.idempotency_key.as_deref().unwrap_or("no key");
+    let recorded = named.as_deref() == Some(receipt.id.as_str());
     let finding = if recorded { RECORDED } else { UNRECORDED };
-    let matches = line.as_ref().is_some_and(|l| {
-        l.text("intent") == Some(receipt.reference.as_str())
-            && l.text("attempt") == Some(attempt)
-            && l.int("amount") == Some(receipt.amount)
-            && l.bool("recorded") == Some(recorded)
-            && l.text("finding") == Some(finding)
-    });
-    if matches {
+    if line.bool("recorded") == Some(recorded) && line.text("finding") == Some(finding) {
         return Ok(());
     }
     let names = if recorded { "names" } else { "does not name" };
     Err(Violation::new(
-        "every receipt is related to its intent and attempt",
+        "each finding says whether the row names its receipt",
         &[
             format!(
-                "Let {} be the processor's receipt for {} ({}), sent with {attempt}; the settlement row {names} it.",
-                receipt.id, receipt.reference, receipt.amount
+                "{described} The settlement row of {} {names} it.",
+                receipt.reference
             ),
-            match &line {
-                None => format!(
-                    "Then the reconciliation table has no row for {}.",
-                    receipt.id
-                ),
-                Some(l) => format!("Then its reconciliation row is {l:?}."),
-            },
-            format!(
-                "Contradiction: every receipt is evidence; its row must say intent {}, attempt {attempt}, amount {}, recorded {recorded}, finding `{finding}`.",
-                receipt.reference, receipt.amount
-            ),
+            format!("Then its reconciliation row is {line:?}."),
+            format!("Contradiction: its row must say recorded {recorded}, finding `{finding}`."),
         ],
     ))
 }

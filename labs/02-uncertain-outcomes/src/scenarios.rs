@@ -2,7 +2,8 @@
 //! explorations of their schedules, and the scenarios `cargo labs replay 02` replays.
 
 use crate::invariants::{
-    ALL_EVIDENCE, ALL_INVARIANTS, Evidence, Invariant, check_reconciliation, check_settlements,
+    ALL_EVIDENCE, ALL_INVARIANTS, Evidence, Invariant, Reconciled, check_reconciliation,
+    check_recorded_intents, check_settlements,
 };
 use crate::settlement::{reconcile, settle};
 use crate::world::{App, Intent, SETTLEMENTS, Stop, World};
@@ -50,29 +51,82 @@ fn process(
     finished
 }
 
-// ANCHOR: settlement_scenario
-/// One graded settlement schedule: passes over the intents (each settlement in its own
-/// process) until one pass finishes every intent, at most three while faults happen; then
-/// the faults heal (commits and charges in flight land) and passes run again until one
-/// finishes everything, at most two; then the invariants.
-pub fn settlement_scenario(sim: &mut Sim, invariants: &[Invariant]) -> Verdict {
-    let mut world = World::default();
-    for phase_passes in [3, 2] {
-        for _pass in 0..phase_passes {
-            let mut finished = true;
-            for intent in INTENTS {
-                finished &= process(sim, "settle", |app| settle(app, &intent), &mut world);
-            }
-            if finished {
-                break;
-            }
+/// When the settlement job runs again after a run that left an intent unfinished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rerun {
+    /// A minute later: its supervisor restarts it.
+    AtOnce,
+    /// A day later: the job runs once a day, or the outage lasted that long.
+    NextDay,
+    /// Either; the fault core chooses each time (the next day is a fault).
+    EitherWay,
+}
+
+fn wait_for_the_next_run(sim: &mut Sim, world: &mut World, rerun: Rerun) {
+    let next_day = match rerun {
+        Rerun::AtOnce => false,
+        Rerun::NextDay => true,
+        Rerun::EitherWay => sim.choose("job:rerun", &["at once", "the next day"]) == 1,
+    };
+    if next_day {
+        world.pass_a_day(sim);
+    } else {
+        sim.advance(60);
+    }
+    sim.note("job", || {
+        let when = if next_day {
+            "the next day"
+        } else {
+            "a minute later"
+        };
+        format!("the settlement job runs again {when}")
+    });
+}
+
+/// One run of the settlement job: each unfinished intent settled in a process of its
+/// own. An intent whose process returned `Ok` is finished: the job never asks again.
+fn run_job(sim: &mut Sim, world: &mut World, unfinished: &mut Vec<Intent>) -> Verdict {
+    let mut stopped_with_a_charge = Ok(());
+    unfinished.retain(|intent| {
+        let finished = process(sim, "settle", |app| settle(app, intent), world);
+        if !finished && stopped_with_a_charge.is_ok() {
+            stopped_with_a_charge = check_recorded_intents(world, &INTENTS);
         }
-        if !sim.is_healed() {
+        !finished
+    });
+    stopped_with_a_charge
+}
+
+// ANCHOR: settlement_scenario
+/// One graded settlement schedule. The settlement job runs over the intents not yet
+/// finished, at most three times while faults happen; then the faults heal (commits
+/// and charges in flight land) and it runs at most twice more; then the invariants.
+/// `rerun` says when the job runs again after a run that left an intent unfinished.
+pub fn settlement_scenario(sim: &mut Sim, rerun: Rerun, invariants: &[Invariant]) -> Verdict {
+    let mut world = World::default();
+    let mut unfinished = INTENTS.to_vec();
+    let mut first_stop = Ok(());
+    for run in 0..5 {
+        if unfinished.is_empty() {
+            break;
+        }
+        if run > 0 {
+            wait_for_the_next_run(sim, &mut world, rerun);
+        }
+        if run == 3 {
             sim.heal();
             world.land_in_flight(sim);
         }
+        let stop = run_job(sim, &mut world, &mut unfinished);
+        first_stop = first_stop.and(stop);
     }
-    check_settlements(&world, &INTENTS, invariants)
+    sim.heal();
+    world.land_in_flight(sim);
+    check_settlements(&world, &INTENTS, invariants)?;
+    if invariants.contains(&Invariant::RecordedBeforeCharged) {
+        return first_stop;
+    }
+    Ok(())
 }
 // ANCHOR_END: settlement_scenario
 
@@ -164,15 +218,25 @@ pub fn reconciliation_scenario(sim: &mut Sim, invariants: &[Evidence]) -> Verdic
     }
     sim.heal();
     world.land_in_flight(sim);
-    process(sim, "reconcile", reconcile, &mut world);
-    check_reconciliation(&before, &world, invariants)
+    let last_run_finished = process(sim, "reconcile", reconcile, &mut world);
+    let reconciled = Reconciled {
+        before: &before,
+        after: &world,
+        last_run_finished,
+    };
+    check_reconciliation(&reconciled, invariants)
 }
 // ANCHOR_END: reconciliation_scenario
 
-pub fn settlement_scope(max_faults: usize) -> Scope {
+/// The scope of the settlement scenario whose job reruns as `rerun` says.
+pub fn settlement_scope(rerun: Rerun, max_faults: usize) -> Scope {
     Scope {
         lab: "02",
-        scenario: "settlement",
+        scenario: match rerun {
+            Rerun::AtOnce => "settlement",
+            Rerun::NextDay => "settlement-next-day",
+            Rerun::EitherWay => "settlement-any-day",
+        },
         max_faults,
     }
 }
@@ -186,9 +250,13 @@ pub fn reconciliation_scope(max_faults: usize) -> Scope {
 }
 
 /// Explores every settlement schedule with up to `max_faults` faults.
-pub fn explore_settlement(max_faults: usize, invariants: &'static [Invariant]) -> Exploration {
-    fault::explore(settlement_scope(max_faults), |sim| {
-        settlement_scenario(sim, invariants)
+pub fn explore_settlement(
+    rerun: Rerun,
+    max_faults: usize,
+    invariants: &'static [Invariant],
+) -> Exploration {
+    fault::explore(settlement_scope(rerun, max_faults), |sim| {
+        settlement_scenario(sim, rerun, invariants)
     })
 }
 
@@ -200,7 +268,21 @@ pub fn explore_reconciliation(max_faults: usize, invariants: &'static [Evidence]
 }
 
 fn replay_settlement(token: &Token) -> Replay {
-    fault::replay(token, |sim| settlement_scenario(sim, &ALL_INVARIANTS))
+    fault::replay(token, |sim| {
+        settlement_scenario(sim, Rerun::AtOnce, &ALL_INVARIANTS)
+    })
+}
+
+fn replay_next_day(token: &Token) -> Replay {
+    fault::replay(token, |sim| {
+        settlement_scenario(sim, Rerun::NextDay, &ALL_INVARIANTS)
+    })
+}
+
+fn replay_any_day(token: &Token) -> Replay {
+    fault::replay(token, |sim| {
+        settlement_scenario(sim, Rerun::EitherWay, &ALL_INVARIANTS)
+    })
 }
 
 fn replay_reconciliation(token: &Token) -> Replay {
@@ -208,12 +290,16 @@ fn replay_reconciliation(token: &Token) -> Replay {
 }
 
 fn replay_naive(token: &Token) -> Replay {
-    fault::replay(token, |sim| crate::observe::naive_scenario(sim).0)
+    fault::replay(token, |sim| {
+        crate::observe::naive_scenario(sim, crate::observe::NAIVE).0
+    })
 }
 
 /// The scenarios `cargo labs replay 02 NAME TOKEN` can replay.
 pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
     ("settlement", replay_settlement),
+    ("settlement-next-day", replay_next_day),
+    ("settlement-any-day", replay_any_day),
     ("reconciliation", replay_reconciliation),
     ("naive", replay_naive),
 ];

@@ -77,6 +77,10 @@ impl From<ProcessorError> for Stop {
     }
 }
 
+/// One day on the fault core's logical clock (one tick a second). The processor keeps an
+/// idempotency key's result for a day (`sim_spanner::KEY_RETENTION_SECONDS`).
+pub const DAY: u64 = 24 * 60 * 60;
+
 /// The durable world: what survives a crash of the application.
 #[derive(Clone, Debug, Default)]
 pub struct World {
@@ -89,6 +93,13 @@ impl World {
     pub fn land_in_flight(&mut self, sim: &mut Sim) {
         self.db.land_in_flight(sim);
         self.processor.land_in_flight(sim);
+    }
+
+    /// A day passes. Nothing stays in flight that long: what was still on its way lands
+    /// first, and the day passes after it.
+    pub fn pass_a_day(&mut self, sim: &mut Sim) {
+        self.land_in_flight(sim);
+        sim.advance(DAY);
     }
 }
 

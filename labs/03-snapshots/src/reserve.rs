@@ -10,15 +10,16 @@ use crate::world::{ITEM, Reservation, Session, Totals};
 use rusqlite::params;
 
 // ANCHOR: reserve
-/// Reserves `qty` units of [`ITEM`] under the id `db.who()`: a reservation row and the
-/// availability going down by `qty`, or nothing at all when too few units are left.
+/// Reserves `qty` units of [`ITEM`] under the id `db.who()`: a reservation row and
+/// the availability going down by `qty`, or nothing at all when too few are left.
 pub fn reserve(db: &mut Session, qty: i64) -> rusqlite::Result<Reservation> {
     let id = db.who();
-    // TODO: under every interleaving `cargo labs check 03` explores (another request may
-    // run to its end between any two of your statements), these must hold: never more
-    // units reserved than on sale; reserved + available = stock; `SoldOut` only when no
-    // unit is left; no transaction left open when you answer.
-    let available = db.query_i64("SELECT available FROM inventory WHERE item = ?1", [ITEM])?;
+    // TODO: under every interleaving `cargo labs check 03` explores (another request
+    // may run to its end between any two of your statements), these must hold: never
+    // more units reserved than on sale; reserved + available = stock; `SoldOut` only
+    // when no unit is left; no transaction left open when you answer.
+    let check = "SELECT available FROM inventory WHERE item = ?1";
+    let available = db.query_i64(check, [ITEM])?;
     if available < qty {
         return Ok(Reservation::SoldOut);
     }

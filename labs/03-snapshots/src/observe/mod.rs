@@ -1,8 +1,9 @@
 //! The observe phase: a reservation and a reconciliation report on a real SQLite file
-//! database in WAL mode. Two connections stand for two concurrent requests; the
-//! interleaving is written out statement by statement (an explicit schedule), so every
-//! run does the same thing in the same order. Every verdict is computed from what SQLite
-//! answered; the answer keys live in `lab.toml`.
+//! database in WAL mode. Two or three connections stand for concurrent requests; each
+//! schedule is written out statement by statement, so every run does the same thing in
+//! the same order. Then reads at a timestamp on the simulated Spanner database. Every
+//! verdict is computed from what SQLite or the simulator answered; the answer keys live
+//! in `lab.toml`.
 //!
 //! The SQLite behaviour each step relies on, from SQLite's documentation:
 //!
@@ -17,150 +18,181 @@
 //!   a read transaction cannot become a write transaction because another connection
 //!   wrote since its snapshot was taken.
 //!
-//! The second half runs reads at a timestamp on the simulated Spanner database of
-//! chapter 2 (`sim_spanner`), whose clock is the fault core's logical clock, one tick a
-//! second; its documented behaviours are pinned by the tests in
-//! `crates/sim-spanner/src/tests.rs`.
+//! The Spanner behaviours are pinned by the tests in `crates/sim-spanner/src/tests.rs`.
 
+mod decisions;
+mod questions;
+mod report;
 mod spanner;
-mod sqlite;
+mod sql;
 
+use decisions::Decisions;
 use labkit::{Observation, Report};
-use spanner::{StaleReads, shown, spanner_reads};
-use sqlite::{Observed, schedules};
+use report::Reports;
+use spanner::{Spanner, shown};
 
-pub fn run() -> Report {
-    let o = schedules().unwrap_or_else(|e| panic!("the observe scenario itself failed: {e}"));
-    let spanner = spanner_reads();
-    let mut obs = Observation::new("snapshots");
-    sqlite_checks(&mut obs, &o);
-    spanner_checks(&mut obs, &spanner);
-    questions(&mut obs, &o, &spanner);
-    let summary = summary(&o, &spanner);
-    obs.finish(Some(rusqlite::version().to_string()), summary)
+/// Everything the observe phase measured.
+pub(crate) struct Observed {
+    decisions: Decisions,
+    reports: Reports,
+    spanner: Spanner,
 }
 
-fn sqlite_checks(obs: &mut Observation, o: &Observed) {
+fn failed(e: rusqlite::Error) -> ! {
+    panic!("the observe scenario itself failed: {e}")
+}
+
+pub fn run() -> Report {
+    let o = Observed {
+        decisions: decisions::decisions().unwrap_or_else(|e| failed(e)),
+        reports: report::reports().unwrap_or_else(|e| failed(e)),
+        spanner: spanner::spanner(),
+    };
+    let mut obs = Observation::new("snapshots");
+    decision_checks(&mut obs, &o.decisions);
+    report_checks(&mut obs, &o.reports);
+    spanner_checks(&mut obs, &o.spanner);
+    variations(&mut obs, &o);
+    questions::questions(&mut obs, &o);
+    obs.finish(Some(rusqlite::version().to_string()), summary(&o))
+}
+
+fn decision_checks(obs: &mut Observation, d: &Decisions) {
     obs.check(
         "a separate availability check before the writes oversells",
-        o.rows_after_separate_checks > 1,
+        d.rows_after_separate_checks > 1,
     );
     obs.check(
         "a deferred transaction that reads then writes can oversell",
-        o.rows_after_deferred > 1,
+        d.rows_after_deferred > 1,
     );
     obs.check(
         "the losing deferred transaction fails with SQLITE_BUSY_SNAPSHOT",
-        o.deferred_loser_code == Some(517),
+        d.deferred_loser_code == Some(517),
     );
     obs.check(
         "retrying only the failed statement inside the same transaction succeeds",
-        o.statement_retry_code.is_none(),
+        d.statement_retry_code.is_none(),
     );
     obs.check(
         "rolling back and rerunning the whole transaction sees the unit is gone",
-        o.rerun_sees_available == 0,
+        d.rerun_sees_available == 0,
     );
     obs.check(
         "a second BEGIN IMMEDIATE is refused at once with SQLITE_BUSY",
-        o.second_immediate_code == Some(5),
+        d.second_immediate_code == Some(5),
     );
+}
+
+fn report_checks(obs: &mut Observation, r: &Reports) {
     obs.check(
         "two separate queries of a report see one instant",
-        o.separate_reads_total == 10,
+        r.separate_reads_total == 10,
     );
     obs.check(
         "two queries inside one read transaction see one instant",
-        o.snapshot_total == 10,
+        r.snapshot_total == 10,
     );
     obs.check(
         "a read transaction opened before a commit shows that commit",
-        o.stale_snapshot_sees_b,
+        r.stale_snapshot_sees_b2,
     );
-    obs.check("a new read after the commit shows it", o.fresh_read_sees_b);
+    obs.check("a new read after the commit shows it", r.fresh_read_sees_b2);
 }
 
-fn spanner_checks(obs: &mut Observation, spanner: &StaleReads) {
+fn spanner_checks(obs: &mut Observation, s: &Spanner) {
     obs.check(
         "a 15-second stale read taken 20 seconds after a commit shows it",
-        spanner.stale_20s_later == Ok(true),
+        s.stale_20s_later == Ok(true),
     );
     obs.check(
         "a read at a timestamp more than an hour old returns the rows as they were then",
-        spanner.hour_old == Ok(true),
+        s.hour_old == Ok(true),
     );
 }
 
-fn questions(obs: &mut Observation, o: &Observed, spanner: &StaleReads) {
-    let rows = o.rows_after_separate_checks;
-    obs.answer(
-        "oversell-count",
-        match rows {
-            1 => "a",
-            2 => "b",
-            0 => "c",
-            _ => "?",
-        },
-        format!("{rows} reservation rows for 1 unit"),
+/// Another interleaving, a third reader, more requests, other bounds.
+fn variations(obs: &mut Observation, o: &Observed) {
+    let (d, s) = (&o.decisions, &o.spanner);
+    obs.check(
+        "a deferred transaction begun before a commit but read after it sees the commit",
+        d.begun_before_commit_sees_it,
     );
-    obs.answer(
-        "deferred-loser-code",
-        match o.deferred_loser_code {
-            Some(5) => "a",
-            Some(517) => "b",
-            None => "c",
-            Some(_) => "d",
-        },
-        format!("the losing write got {:?}", o.deferred_loser_code),
+    obs.check(
+        "BEGIN IMMEDIATE succeeds while another connection has a read transaction open",
+        d.immediate_beside_reader_code.is_none(),
     );
-    let total = o.separate_reads_total;
-    obs.answer(
-        "report-gap",
-        match total {
-            10 => "a",
-            11 => "b",
-            9 => "c",
-            _ => "d",
-        },
-        format!("reserved + available = {total} of 10"),
+    obs.check(
+        "three immediate requests for two units sell exactly two",
+        d.sold_by_immediate_requests == 2,
     );
+    obs.check(
+        "a stale read-only transaction opened after a commit shows it",
+        s.stale_snapshot_after == Ok(true),
+    );
+    obs.check(
+        "a bounded-staleness read right after a commit always shows it",
+        s.bounded.iter().all(|read| *read == Ok(true)),
+    );
+    obs.check(
+        "a read-only transaction's second read shows a commit made between its reads",
+        s.snapshot_before_and_after.1 == Ok(true),
+    );
+}
 
-    obs.answer(
-        "future-read-timestamp",
-        match (&spanner.future, spanner.future_waited) {
-            (Err(_), _) => "a",
-            (Ok(_), 10) => "b",
-            (Ok(_), 0) => "c",
-            (Ok(_), _) => "d",
-        },
+/// The summary `cargo labs run 03` prints under "Measured", and the raw values.
+fn summary(o: &Observed) -> serde_json::Value {
+    let (d, r, s) = (&o.decisions, &o.reports, &o.spanner);
+    let code = |c: Option<i32>| c.map_or("ok".to_string(), |c| c.to_string());
+    let table = vec![
         format!(
-            "the read {} after {} s on the clock",
-            shown(&spanner.future),
-            spanner.future_waited
+            "rows after two separate checks of 1 unit: {}",
+            d.rows_after_separate_checks
         ),
-    );
-}
-
-fn summary(o: &Observed, spanner: &StaleReads) -> serde_json::Value {
+        format!(
+            "rows after the deferred race for 1 unit:  {}",
+            d.rows_after_deferred
+        ),
+        format!(
+            "the losing deferred INSERT:               {}",
+            code(d.deferred_loser_code)
+        ),
+        format!(
+            "the same INSERT again:                    {}",
+            code(d.statement_retry_code)
+        ),
+        format!(
+            "a second BEGIN IMMEDIATE:                 {}",
+            code(d.second_immediate_code)
+        ),
+        format!(
+            "report total, two separate reads:         {} of 10",
+            r.separate_reads_total
+        ),
+        format!(
+            "report total, one read transaction:       {} of 10",
+            r.snapshot_total
+        ),
+        format!(
+            "Spanner, 15 s stale read right after:     {}",
+            shown(&s.stale_right_after)
+        ),
+        format!(
+            "Spanner, the same read 20 s later:        {}",
+            shown(&s.stale_20s_later)
+        ),
+        format!(
+            "Spanner, read at the commit 61 min later: {}",
+            shown(&s.hour_old)
+        ),
+    ];
     serde_json::json!({
         "journal_mode": "wal",
         "busy_timeout_ms": 0,
-        "rows_after_separate_checks": o.rows_after_separate_checks,
-        "rows_after_deferred": o.rows_after_deferred,
-        "deferred_loser_extended_code": o.deferred_loser_code,
-        "statement_retry_extended_code": o.statement_retry_code,
-        "second_begin_immediate_extended_code": o.second_immediate_code,
-        "report_total_separate_reads": o.separate_reads_total,
-        "report_total_one_snapshot": o.snapshot_total,
-        "spanner": {
-            "b2_commit_timestamp": spanner.b2_committed_at,
-            "strong_read_right_after_the_commit": shown(&spanner.strong_right_after),
-            "exact_staleness_15s_right_after_the_commit": shown(&spanner.stale_right_after),
-            "read_only_transaction_opened_before_the_commit": shown(&spanner.snapshot_opened_before),
-            "exact_staleness_15s_20s_later": shown(&spanner.stale_20s_later),
-            "read_at_the_commit_timestamp_61_minutes_later": shown(&spanner.hour_old),
-            "read_at_a_timestamp_10s_ahead": shown(&spanner.future),
-            "seconds_the_future_read_took": spanner.future_waited,
-        },
+        "table": table,
+        "spanner_b2_commit_timestamp": s.b2_committed_at,
+        "spanner_strong_read_right_after": shown(&s.strong_right_after),
+        "spanner_snapshot_opened_before": shown(&s.snapshot_opened_before),
+        "spanner_seconds_the_future_read_took": s.future_waited,
     })
 }
