@@ -246,6 +246,7 @@ fn summary(runs: &Runs) -> serde_json::Value {
     serde_json::json!({
         "schedules_per_fault_count": runs.naive.exploration.per_level,
         "crash_matrix": lines(&runs.naive.matrix),
+        "crash_matrix_with_a_key": lines(&runs.keyed.matrix),
         "crash_matrix_with_a_key_next_process_a_day_later": lines(&runs.keyed_next_day.matrix),
         "deadline_exceeded_seen": runs.seen.len(),
         "commit_twice": commit_twice_lines,
