@@ -79,7 +79,7 @@ pub fn run() -> Report {
     obs.finish(None, summary(&runs))
 }
 
-/// 1. The commit ends ABORTED once; the runner calls the callback again.
+/// The commit ends ABORTED once; the runner calls the callback again.
 fn retried_callback(obs: &mut Observation, runs: &Runs) {
     // ANCHOR: observe_retried
     let aborted = runs.naive.with_faults(&[ABORTED]);
@@ -98,7 +98,7 @@ fn retried_callback(obs: &mut Observation, runs: &Runs) {
     // ANCHOR_END: observe_retried
 }
 
-/// 2. DEADLINE_EXCEEDED on commit, over every one-fault schedule where the caller saw it.
+/// DEADLINE_EXCEEDED on commit, over every one-fault schedule where the caller saw it.
 fn deadline_exceeded(obs: &mut Observation, runs: &Runs) {
     let seen = &runs.seen;
     obs.check(
@@ -125,7 +125,7 @@ pub(crate) fn passes(matrix: &CrashMatrix, fault: &str) -> bool {
         .is_none()
 }
 
-/// 3. Cells of the crash matrix: each single fault, pass or the invariant it broke.
+/// Cells of the crash matrix: each single fault, pass or the invariant it broke.
 fn crash_matrix(obs: &mut Observation, matrix: &CrashMatrix) {
     let cells = [
         (
@@ -155,7 +155,7 @@ fn crash_matrix(obs: &mut Observation, matrix: &CrashMatrix) {
     }
 }
 
-/// 4. The processor on its own: a retry under the same key, and under a new key.
+/// The processor on its own: a retry under the same key, and under a new key.
 fn idempotency_keys(obs: &mut Observation, keys: &keys::Keys) {
     obs.check(
         "retrying with the same idempotency key returns the first receipt",
@@ -167,8 +167,8 @@ fn idempotency_keys(obs: &mut Observation, keys: &keys::Keys) {
     );
 }
 
-/// 5. The same transaction committed again after its commit ended DEADLINE_EXCEEDED: it
-/// tells only if every applied schedule answers differently from every other one.
+/// The same transaction committed again after its commit ended DEADLINE_EXCEEDED.
+/// It tells only if every applied schedule answers differently from every other one.
 fn commit_again(obs: &mut Observation, twice: &[CommitTwice]) {
     let after_deadline = twice
         .iter()
@@ -186,7 +186,7 @@ fn commit_again(obs: &mut Observation, twice: &[CommitTwice]) {
     );
 }
 
-/// 6. Variations: a retry a day later, two faults at once, the naive code with a key.
+/// Variations: a retry a day later, two faults at once, the naive code with a key.
 fn variations(obs: &mut Observation, runs: &Runs) {
     obs.check(
         "a retry with the same idempotency key a day later returns the first receipt",

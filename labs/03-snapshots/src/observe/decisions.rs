@@ -14,7 +14,7 @@ pub struct Decisions {
     /// Three requests, two units, every check before any write: (rows, availability).
     pub three_requests: (i64, i64),
     pub rows_after_deferred: i64,
-    pub deferred_loser_code: Option<i32>,
+    pub deferred_insert_code: Option<i32>,
     pub statement_retry_code: Option<i32>,
     pub rerun_sees_available: i64,
     pub second_immediate_code: Option<i32>,
@@ -87,8 +87,8 @@ fn deferred_then_write(d: &mut Decisions) -> Result<()> {
     a.execute_batch("BEGIN DEFERRED")?;
     available(&a)?; // A reads: 1 left
     reserve_whole(&b, "B")?;
-    d.deferred_loser_code = code(&insert_reservation(&a, "A"));
-    // The failed statement again, inside the same transaction.
+    d.deferred_insert_code = code(&insert_reservation(&a, "A"));
+    // The same INSERT once more, inside the same transaction.
     d.statement_retry_code = code(&insert_reservation(&a, "A"));
     // The whole transaction again.
     a.execute_batch("ROLLBACK")?;

@@ -68,7 +68,7 @@ fn decision_checks(obs: &mut Observation, d: &Decisions) {
     );
     obs.check(
         "the losing deferred transaction fails with SQLITE_BUSY_SNAPSHOT",
-        d.deferred_loser_code == Some(517),
+        d.deferred_insert_code == Some(517),
     );
     obs.check(
         "retrying only the failed statement inside the same transaction succeeds",
@@ -95,7 +95,7 @@ fn report_checks(obs: &mut Observation, r: &Reports) {
     );
     obs.check(
         "a read transaction opened before a commit shows that commit",
-        r.stale_snapshot_sees_b2,
+        r.open_snapshot_sees_b2,
     );
     obs.check("a new read after the commit shows it", r.fresh_read_sees_b2);
 }
@@ -154,8 +154,8 @@ fn summary(o: &Observed) -> serde_json::Value {
             d.rows_after_deferred
         ),
         format!(
-            "the losing deferred INSERT:               {}",
-            code(d.deferred_loser_code)
+            "the deferred transaction's INSERT:        {}",
+            code(d.deferred_insert_code)
         ),
         format!(
             "the same INSERT again:                    {}",

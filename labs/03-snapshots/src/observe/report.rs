@@ -9,7 +9,7 @@ use crate::world::Database;
 pub struct Reports {
     pub separate_reads_total: i64,
     pub snapshot_total: i64,
-    pub stale_snapshot_sees_b2: bool,
+    pub open_snapshot_sees_b2: bool,
     pub fresh_read_sees_b2: bool,
     /// A read transaction's availability, then its reserved units after B3 and B4
     /// committed, then the availability in a new transaction.
@@ -46,7 +46,7 @@ fn report(r: &mut Reports) -> Result<()> {
     let snapshot_available = available(&report)?;
     reserve_whole(&b, "B2")?;
     r.snapshot_total = snapshot_available + reserved(&report)?;
-    r.stale_snapshot_sees_b2 = count_b2(&report)? == 1;
+    r.open_snapshot_sees_b2 = count_b2(&report)? == 1;
     report.execute_batch("COMMIT")?;
     r.fresh_read_sees_b2 = count_b2(&report)? == 1;
     Ok(())
