@@ -42,9 +42,10 @@
 //!   read at an older timestamp fails with FAILED_PRECONDITION.
 //! * The [`PaymentProcessor`] is outside the database: it issues **receipts** for
 //!   charges, recognises an optional **idempotency key** (the first result for a key is
-//!   saved and returned to every retry with the same key and the same parameters), and
-//!   can be searched by the charge's reference. Its calls can time out with the same
-//!   three hidden truths.
+//!   saved and returned to every retry with the same key and the same parameters, until
+//!   the key is pruned a day after it was first used: a retry after that is a new
+//!   charge), and can be searched by the charge's reference. Its calls can time out with
+//!   the same three hidden truths.
 //!
 //! Simplifications, said once here and again in the chapters:
 //!
@@ -75,7 +76,9 @@ mod snapshot;
 mod transaction;
 
 pub use database::{Buffered, Code, CommitResponse, Database, Mutation, Row, SpannerError, Value};
-pub use processor::{ChargeRequest, PaymentProcessor, ProcessorError, Receipt};
+pub use processor::{
+    ChargeRequest, KEY_RETENTION_SECONDS, PaymentProcessor, ProcessorError, Receipt,
+};
 pub use runner::{Committed, MAX_ATTEMPTS, run_transaction};
 pub use snapshot::{
     READ_DEADLINE_SECONDS, ReadOnlyTransaction, TimestampBound, VERSION_RETENTION_SECONDS,

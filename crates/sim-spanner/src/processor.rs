@@ -1,6 +1,6 @@
 //! A simulated external payment processor: it charges, issues receipts, recognises an
-//! optional idempotency key, and can be searched by a charge's reference. It is outside
-//! every database transaction: nothing it does is rolled back.
+//! optional idempotency key for a day, and can be searched by a charge's reference. It is
+//! outside every database transaction: nothing it does is rolled back.
 
 use labkit::fault::{Fate, Glyph, Sim};
 use std::fmt;
@@ -19,13 +19,21 @@ pub(crate) const CHARGE_LABELS: [&str; 4] = [
     "applied later",
 ];
 
+/// How long the processor keeps the result saved for an idempotency key, in seconds of
+/// the fault core's logical clock: it prunes a key once the key is 24 hours old (the
+/// earliest moment Stripe's documentation allows; a real processor may keep it longer, and
+/// an application must not count on that). A request that reuses a pruned key is a new
+/// charge.
+pub const KEY_RETENTION_SECONDS: u64 = 24 * 60 * 60;
+
 /// A request to charge `amount` for `reference` (the intent the charge pays for).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChargeRequest {
     pub reference: String,
     pub amount: i64,
     /// When set, the processor saves the first result for this key and returns it to
-    /// every later request with the same key and the same parameters.
+    /// every later request with the same key and the same parameters, for
+    /// [`KEY_RETENTION_SECONDS`].
     pub idempotency_key: Option<String>,
 }
 
@@ -61,12 +69,34 @@ impl fmt::Display for ProcessorError {
 
 impl std::error::Error for ProcessorError {}
 
+/// The result saved for one idempotency key.
+#[derive(Clone, Debug)]
+struct SavedKey {
+    key: String,
+    /// The request the key was first used with.
+    first: ChargeRequest,
+    /// The index of its receipt.
+    receipt: usize,
+    /// When the result was saved (the logical clock).
+    saved_at: u64,
+}
+
+/// How the processor answered a request it performed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Answer {
+    /// A new charge, a new receipt.
+    Charged,
+    /// The result saved for the key: no new charge.
+    Saved,
+    /// A new charge: the key's saved result had been pruned, a day after it was saved.
+    ChargedAfterPruning,
+}
+
 /// The processor's durable state: its receipts and the results saved per key.
 #[derive(Clone, Debug, Default)]
 pub struct PaymentProcessor {
     receipts: Vec<Receipt>,
-    /// (idempotency key, the request it was first used with, index of its receipt)
-    saved: Vec<(String, ChargeRequest, usize)>,
+    saved: Vec<SavedKey>,
     in_flight: Vec<ChargeRequest>,
     calls: u32,
 }
@@ -95,9 +125,9 @@ impl PaymentProcessor {
             .collect()
     }
 
-    /// Records a receipt directly, as a fixture (history the lab starts from).
+    /// Records a receipt directly, as a fixture (history the lab starts from), at time 0.
     pub fn seed(&mut self, request: ChargeRequest) -> Receipt {
-        self.perform(&request)
+        self.perform(&request, 0)
     }
 
     /// Charges. The fault core decides the fate: ok; or a timeout whose truth is
@@ -139,7 +169,7 @@ impl PaymentProcessor {
                 Err(ProcessorError::Timeout)
             }
             _ => {
-                let result = self.process(&request);
+                let result = self.process(&request, sim.now());
                 let lost = fate == Fate::AppliedResponseLost;
                 sim.event(
                     "processor",
@@ -155,8 +185,7 @@ impl PaymentProcessor {
                             (Err(e), false) => e.to_string(),
                         };
                         let truth = match &result {
-                            Ok((r, true)) => format!("charged: receipt {}", r.id),
-                            Ok((r, false)) => format!("saved result for the key: receipt {}", r.id),
+                            Ok((r, answer)) => describe_answer(r, *answer),
                             Err(e) => format!("refused: {e}"),
                         };
                         (format!("{} -> {seen}", describe(&request)), truth)
@@ -175,11 +204,15 @@ impl PaymentProcessor {
     /// request; a scenario calls it when the faults heal.
     pub fn land_in_flight(&mut self, sim: &mut Sim) {
         for late in std::mem::take(&mut self.in_flight) {
-            let result = self.process(&late);
+            let result = self.process(&late, sim.now());
             sim.event("processor", Glyph::Fault, || {
                 let truth = match &result {
-                    Ok((r, true)) => format!("the charge in flight lands: receipt {}", r.id),
-                    Ok((r, false)) => format!("the charge in flight matches receipt {}", r.id),
+                    Ok((r, answer)) => {
+                        format!(
+                            "the charge in flight lands: {}",
+                            describe_answer(r, *answer)
+                        )
+                    }
                     Err(e) => format!("the charge in flight is refused: {e}"),
                 };
                 (String::new(), truth)
@@ -187,20 +220,38 @@ impl PaymentProcessor {
         }
     }
 
-    /// Returns the receipt and whether it is new (false: the saved result for the key).
-    fn process(&mut self, request: &ChargeRequest) -> Result<(Receipt, bool), ProcessorError> {
-        if let Some(key) = &request.idempotency_key
-            && let Some((_, first, index)) = self.saved.iter().find(|(k, _, _)| k == key)
-        {
-            if first != request {
-                return Err(ProcessorError::IdempotencyKeyReused);
-            }
-            return Ok((self.receipts[*index].clone(), false));
-        }
-        Ok((self.perform(request), true))
+    /// True while the result saved for `key` is kept (saved less than a day before `now`).
+    pub fn remembers(&self, key: &str, now: u64) -> bool {
+        self.saved
+            .iter()
+            .any(|s| s.key == key && now - s.saved_at < KEY_RETENTION_SECONDS)
     }
 
-    fn perform(&mut self, request: &ChargeRequest) -> Receipt {
+    /// Performs a request at time `now`: the saved result for its key, or a new charge
+    /// (after pruning the key's result once it is a day old).
+    fn process(
+        &mut self,
+        request: &ChargeRequest,
+        now: u64,
+    ) -> Result<(Receipt, Answer), ProcessorError> {
+        let mut answer = Answer::Charged;
+        if let Some(key) = &request.idempotency_key
+            && let Some(at) = self.saved.iter().position(|s| &s.key == key)
+        {
+            let saved = &self.saved[at];
+            if now - saved.saved_at >= KEY_RETENTION_SECONDS {
+                self.saved.remove(at);
+                answer = Answer::ChargedAfterPruning;
+            } else if &saved.first != request {
+                return Err(ProcessorError::IdempotencyKeyReused);
+            } else {
+                return Ok((self.receipts[saved.receipt].clone(), Answer::Saved));
+            }
+        }
+        Ok((self.perform(request, now), answer))
+    }
+
+    fn perform(&mut self, request: &ChargeRequest, now: u64) -> Receipt {
         let receipt = Receipt {
             id: format!("ch_{}", self.receipts.len() + 1),
             reference: request.reference.clone(),
@@ -208,10 +259,26 @@ impl PaymentProcessor {
             idempotency_key: request.idempotency_key.clone(),
         };
         if let Some(key) = &request.idempotency_key {
-            self.saved
-                .push((key.clone(), request.clone(), self.receipts.len()));
+            self.saved.push(SavedKey {
+                key: key.clone(),
+                first: request.clone(),
+                receipt: self.receipts.len(),
+                saved_at: now,
+            });
         }
         self.receipts.push(receipt.clone());
         receipt
+    }
+}
+
+/// The truth column of a performed request.
+fn describe_answer(receipt: &Receipt, answer: Answer) -> String {
+    match answer {
+        Answer::Charged => format!("charged: receipt {}", receipt.id),
+        Answer::Saved => format!("saved result for the key: receipt {}", receipt.id),
+        Answer::ChargedAfterPruning => format!(
+            "the key's saved result was pruned (a day old): charged again, receipt {}",
+            receipt.id
+        ),
     }
 }

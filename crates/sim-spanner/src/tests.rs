@@ -952,6 +952,64 @@ fn without_a_key_or_with_a_new_key_every_charge_is_a_new_receipt() {
 }
 
 #[test]
+fn a_key_is_kept_for_a_day_and_a_retry_after_it_is_pruned_is_a_new_charge() {
+    // https://docs.stripe.com/api/idempotent_requests (the same text on
+    // https://docs.stripe.com/idempotency): "You can remove keys from the system
+    // automatically after they’re at least 24 hours old. We generate a new request if a
+    // key is reused after the original is pruned."
+    // The simulator prunes a key at the first moment the sentence allows (24 hours of the
+    // logical clock, one tick a second), the case an application has to survive.
+    on_schedule(&[], |sim| {
+        let mut processor = PaymentProcessor::new();
+        let first = processor
+            .charge(sim, request(Some("settle-S1"), 120))
+            .unwrap();
+        sim.advance(KEY_RETENTION_SECONDS - 10);
+        assert!(processor.remembers("settle-S1", sim.now()));
+        let within_a_day = processor
+            .charge(sim, request(Some("settle-S1"), 120))
+            .unwrap();
+        assert_eq!(
+            within_a_day, first,
+            "a retry within the day gets the saved result"
+        );
+        sim.advance(10);
+        assert!(!processor.remembers("settle-S1", sim.now()));
+        let a_day_later = processor
+            .charge(sim, request(Some("settle-S1"), 120))
+            .unwrap();
+        assert_ne!(
+            a_day_later.id, first.id,
+            "a retry after pruning is a new charge"
+        );
+        assert_eq!(processor.search("S1").len(), 2);
+        // The new charge saved its result again, for another day.
+        let right_after = processor
+            .charge(sim, request(Some("settle-S1"), 120))
+            .unwrap();
+        assert_eq!(right_after, a_day_later);
+    });
+}
+
+#[test]
+fn a_charge_that_lands_late_saves_its_key_when_it_lands() {
+    // https://docs.stripe.com/api/idempotent_requests: "We save results only after the
+    // execution of an endpoint begins." A request still in flight saves nothing until the
+    // processor performs it; a retry that arrives after it landed gets its saved result,
+    // whenever the first attempt was sent.
+    on_schedule(&[3], |sim| {
+        let mut processor = PaymentProcessor::new();
+        let lost = processor.charge(sim, request(Some("settle-S1"), 120));
+        assert_eq!(lost, Err(ProcessorError::Timeout));
+        sim.advance(2 * KEY_RETENTION_SECONDS);
+        let retry = processor
+            .charge(sim, request(Some("settle-S1"), 120))
+            .unwrap();
+        assert_eq!(processor.search("S1"), vec![retry]);
+    });
+}
+
+#[test]
 fn a_charge_timeout_hides_one_of_three_truths() {
     // https://docs.stripe.com/idempotency: "if a connection error occurs, you can safely
     // repeat the request" with the key, because the first request may have been performed.

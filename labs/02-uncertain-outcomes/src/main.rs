@@ -4,7 +4,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     lab_main(LabBinary {
         observe: uncertain_outcomes::observe::run,
-        scenarios: uncertain_outcomes::harness::SCENARIOS,
-        figures: uncertain_outcomes::harness::figures,
+        scenarios: uncertain_outcomes::scenarios::SCENARIOS,
+        figures: uncertain_outcomes::figures::figures,
     })
 }

@@ -1,23 +1,27 @@
 //! Your part: settle each intent exactly once, and reconcile every receipt.
 //!
 //! `settle` is called for each intent by one process after another (a process can crash
-//! after any step, and every error ends it); it must leave the intent charged once and its
-//! settlement row `settled` with that receipt. `reconcile` is called the same way over a
-//! history that already holds a duplicate charge and a charge that was never recorded.
+//! after any step, and every error ends it) until one call returns `Ok`; the settlement
+//! job calls it again a minute or a day after a process stopped. `reconcile` is called
+//! the same way over a history that already holds a duplicate charge and a charge that
+//! was never recorded. Everything you may use is in [`crate::world`].
 
-use crate::harness::{App, Intent, RECONCILIATION, RECORDED, SETTLEMENTS, Stop};
+use crate::world::{App, Intent, RECONCILIATION, RECORDED, SETTLEMENTS, Stop};
 use sim_spanner::{ChargeRequest, Row};
 
 // ANCHOR: settle
-/// Settles one intent: charges its amount and records the receipt in its settlement row.
+/// Settles one intent: charges its amount and records the receipt in its row.
 pub fn settle(app: &mut App<'_>, intent: &Intent) -> Result<(), Stop> {
-    // TODO: the runner calls this callback again whenever the commit ends ABORTED, and
-    //       the charge inside it happens again with it. Record the intent first (a
-    //       `pending` row with a stable idempotency key), and charge outside the callback.
-    // TODO: a commit or a charge that ends DEADLINE_EXCEEDED / timeout was neither rolled
-    //       back nor done. Before charging again, locate the state of the original
-    //       identity (the settlement row; the processor's receipts for this intent) and
-    //       resend only under the same idempotency key.
+    // TODO: make this safe under every schedule `cargo labs check 02` explores.
+    //       Whatever happens to a commit, a charge or this process:
+    //       - each intent is charged exactly once, and once the faults heal its
+    //         row is `settled` and names that receipt;
+    //       - whenever a process stops, the database holds every intent for
+    //         which money may have moved;
+    //       - `Ok` means the settlement is recorded: the job never asks again
+    //         about an intent it got `Ok` for.
+    //       A timeout, DEADLINE_EXCEEDED or a crash says nothing about what
+    //       happened, and the processor keeps a key's result for one day only.
     app.transaction(|txn, outside| {
         if txn.read(SETTLEMENTS, intent.id).is_some() {
             return Ok(()); // already settled
@@ -44,11 +48,12 @@ pub fn settle(app: &mut App<'_>, intent: &Intent) -> Result<(), Stop> {
 // ANCHOR: reconcile
 /// Writes one reconciliation row per receipt, keyed by receipt id.
 pub fn reconcile(app: &mut App<'_>) -> Result<(), Stop> {
-    // TODO: one settlement row does not mean one receipt. Relate *every* receipt the
-    //       processor issued (`app.all_receipts()`) to its intent and attempt (the
-    //       idempotency key it was sent with, or `no key`), and say whether the settlement
-    //       row names it (`RECORDED`) or not (`UNRECORDED`). Change no settlement row and
-    //       charge nothing: the evidence stays as it is, an owner decides the rest.
+    // TODO: every charge the processor made must end up with one reconciliation
+    //       row, keyed by its receipt id, relating it to its intent and attempt
+    //       (the key it was sent with, or `no key`) and saying whether the
+    //       intent's settlement row names it (`RECORDED`) or not (`UNRECORDED`).
+    //       The evidence stays as it is: no settlement row changes and nothing
+    //       is charged. Any run may be followed by another over the same tables.
     app.transaction(|txn, _outside| {
         for (intent, row) in txn.scan(SETTLEMENTS) {
             if let (Some(receipt), Some(amount)) = (row.text("receipt"), row.int("amount")) {

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     lab_main(LabBinary {
         observe: snapshots::observe::run,
-        scenarios: snapshots::harness::SCENARIOS,
-        figures: snapshots::harness::figures,
+        scenarios: snapshots::scenarios::SCENARIOS,
+        figures: snapshots::figures::figures,
     })
 }

@@ -6,19 +6,20 @@
 //! SQLITE_BUSY (5) or SQLITE_BUSY_SNAPSHOT (517) the harness rolls back what you left
 //! open and runs the whole request again later, as a client would.
 
-use crate::harness::{ITEM, Reservation, Session, Totals};
+use crate::world::{ITEM, Reservation, Session, Totals};
 use rusqlite::params;
 
 // ANCHOR: reserve
-/// Reserves `qty` units of [`ITEM`] under the id `db.who()`: a reservation row and the
-/// availability going down by `qty`, or nothing at all when too few units are left.
+/// Reserves `qty` units of [`ITEM`] under the id `db.who()`: a reservation row and
+/// the availability going down by `qty`, or nothing at all when too few are left.
 pub fn reserve(db: &mut Session, qty: i64) -> rusqlite::Result<Reservation> {
     let id = db.who();
-    // TODO: this check is a read of its own. Between it and the writes another request
-    // can reserve the same units, and the UPDATE below writes back a number computed
-    // from the old value. Make the check and both writes one transaction that holds the
-    // write lock from its first statement (BEGIN IMMEDIATE), and roll back when sold out.
-    let available = db.query_i64("SELECT available FROM inventory WHERE item = ?1", [ITEM])?;
+    // TODO: under every interleaving `cargo labs check 03` explores (another request
+    // may run to its end between any two of your statements), these must hold: never
+    // more units reserved than on sale; reserved + available = stock; `SoldOut` only
+    // when no unit is left; no transaction left open when you answer.
+    let check = "SELECT available FROM inventory WHERE item = ?1";
+    let available = db.query_i64(check, [ITEM])?;
     if available < qty {
         return Ok(Reservation::SoldOut);
     }
@@ -40,9 +41,9 @@ pub fn reserve(db: &mut Session, qty: i64) -> rusqlite::Result<Reservation> {
 /// The reconciliation report: units reserved and units available, which must add up to
 /// the stock.
 pub fn reconcile(db: &mut Session) -> rusqlite::Result<Totals> {
-    // TODO: each query below is its own read at its own instant; a reservation can
-    // commit between them. Read both inside one read transaction (one snapshot), and
-    // end it when done. A report must not take the write lock.
+    // TODO: the two numbers must describe one instant, whatever commits between your
+    // statements; the report must never make a reservation fail, and must end whatever
+    // it starts.
     let available = db.query_i64("SELECT available FROM inventory WHERE item = ?1", [ITEM])?;
     let reserved = db.query_i64(
         "SELECT COALESCE(SUM(qty), 0) FROM reservations WHERE item = ?1",

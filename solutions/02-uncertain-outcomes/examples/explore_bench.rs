@@ -14,9 +14,8 @@
 //! never inside simulated code.
 
 use std::time::{Duration, Instant};
-use uncertain_outcomes::harness::{
-    ALL_EVIDENCE, ALL_INVARIANTS, explore_reconciliation, explore_settlement,
-};
+use uncertain_outcomes::invariants::{ALL_EVIDENCE, ALL_INVARIANTS};
+use uncertain_outcomes::scenarios::{Rerun, explore_reconciliation, explore_settlement};
 
 /// Nanoseconds this thread has spent on a CPU, when the kernel says.
 fn cpu_nanos() -> Option<u64> {
@@ -67,7 +66,7 @@ fn main() {
     };
     println!("lab 02 exhaustive exploration, one thread, {profile} build");
     measure("settlement, max_faults 2 (graded)", || {
-        let e = explore_settlement(2, &ALL_INVARIANTS);
+        let e = explore_settlement(Rerun::EitherWay, 2, &ALL_INVARIANTS);
         e.assert_ok();
         e.schedules
     });
@@ -77,7 +76,7 @@ fn main() {
         e.schedules
     });
     measure("settlement, max_faults 3", || {
-        let e = explore_settlement(3, &ALL_INVARIANTS);
+        let e = explore_settlement(Rerun::EitherWay, 3, &ALL_INVARIANTS);
         e.assert_ok();
         e.schedules
     });

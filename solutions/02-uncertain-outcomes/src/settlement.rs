@@ -5,7 +5,7 @@
 //! what earlier processes left behind (the row, then the processor's receipts) and only
 //! then acts, always under the same key; no external call runs inside a callback.
 
-use crate::harness::{App, Intent, RECONCILIATION, RECORDED, SETTLEMENTS, Stop, UNRECORDED};
+use crate::world::{App, Intent, RECONCILIATION, RECORDED, SETTLEMENTS, Stop, UNRECORDED};
 use sim_spanner::{ChargeRequest, Row};
 
 // ANCHOR: settle

@@ -1,7 +1,7 @@
 //! The reference solution: one immediate transaction for the reservation, one read
 //! transaction (one snapshot) for the report.
 
-use crate::harness::{ITEM, Reservation, Session, Totals};
+use crate::world::{ITEM, Reservation, Session, Totals};
 use rusqlite::params;
 
 // ANCHOR: reserve

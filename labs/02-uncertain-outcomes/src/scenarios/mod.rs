@@ -1,0 +1,209 @@
+//! The graded scenarios: the worlds your `settle` and `reconcile` run in, the
+//! explorations of their schedules, and the scenarios `cargo labs replay 02` replays.
+
+use crate::invariants::{
+    ALL_EVIDENCE, ALL_INVARIANTS, Evidence, Invariant, check_recorded_intents, check_settlements,
+};
+use crate::settlement::settle;
+use crate::world::{App, Intent, Stop, World};
+use labkit::fault::{self, Exploration, Glyph, Replay, Scope, Sim, Token, Verdict};
+
+mod reconciliation;
+
+pub use reconciliation::{legacy_world, reconciliation_scenario};
+
+/// The intents every graded settlement schedule starts with.
+pub const INTENTS: [Intent; 2] = [
+    Intent {
+        id: "S1",
+        amount: 120,
+    },
+    Intent {
+        id: "S2",
+        amount: 80,
+    },
+];
+
+/// Runs `step` as one application process; a stop is recorded in the timeline and the
+/// next process starts from the durable state. Returns whether the step finished.
+pub(crate) fn process(
+    sim: &mut Sim,
+    what: &str,
+    step: impl FnOnce(&mut App<'_>) -> Result<(), Stop>,
+    world: &mut World,
+) -> bool {
+    let result = {
+        let mut app = App::new(sim, world);
+        step(&mut app)
+    };
+    let finished = result.is_ok();
+    if let Err(stop) = result {
+        let glyph = if matches!(stop, Stop::Crash(_)) {
+            Glyph::Recover
+        } else {
+            Glyph::Normal
+        };
+        sim.event("app", glyph, || {
+            (
+                format!("{what} stopped ({stop}); a new process starts from the database"),
+                String::new(),
+            )
+        });
+    }
+    finished
+}
+
+/// When the settlement job runs again after a run that left an intent unfinished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rerun {
+    /// A minute later: its supervisor restarts it.
+    AtOnce,
+    /// A day later: the job runs once a day, or the outage lasted that long.
+    NextDay,
+    /// Either; the fault core chooses each time (the next day is a fault).
+    EitherWay,
+}
+
+fn wait_for_the_next_run(sim: &mut Sim, world: &mut World, rerun: Rerun) {
+    let next_day = match rerun {
+        Rerun::AtOnce => false,
+        Rerun::NextDay => true,
+        Rerun::EitherWay => sim.choose("job:rerun", &["at once", "the next day"]) == 1,
+    };
+    if next_day {
+        world.pass_a_day(sim);
+    } else {
+        sim.advance(60);
+    }
+    sim.note("job", || {
+        let when = if next_day {
+            "the next day"
+        } else {
+            "a minute later"
+        };
+        format!("the settlement job runs again {when}")
+    });
+}
+
+/// One run of the settlement job: each unfinished intent settled in a process of its
+/// own. An intent whose process returned `Ok` is finished: the job never asks again.
+fn run_job(sim: &mut Sim, world: &mut World, unfinished: &mut Vec<Intent>) -> Verdict {
+    let mut stopped_with_a_charge = Ok(());
+    unfinished.retain(|intent| {
+        let finished = process(sim, "settle", |app| settle(app, intent), world);
+        if !finished && stopped_with_a_charge.is_ok() {
+            stopped_with_a_charge = check_recorded_intents(world, &INTENTS);
+        }
+        !finished
+    });
+    stopped_with_a_charge
+}
+
+// ANCHOR: settlement_scenario
+/// One graded settlement schedule. The settlement job runs over the intents not yet
+/// finished, at most three times while faults happen; then the faults heal (commits
+/// and charges in flight land) and it runs at most twice more; then the invariants.
+/// `rerun` says when the job runs again after a run that left an intent unfinished.
+pub fn settlement_scenario(sim: &mut Sim, rerun: Rerun, invariants: &[Invariant]) -> Verdict {
+    let mut world = World::default();
+    let mut unfinished = INTENTS.to_vec();
+    let mut first_stop = Ok(());
+    for run in 0..5 {
+        if unfinished.is_empty() {
+            break;
+        }
+        if run > 0 {
+            wait_for_the_next_run(sim, &mut world, rerun);
+        }
+        if run == 3 {
+            sim.heal();
+            world.land_in_flight(sim);
+        }
+        let stop = run_job(sim, &mut world, &mut unfinished);
+        first_stop = first_stop.and(stop);
+    }
+    sim.heal();
+    world.land_in_flight(sim);
+    check_settlements(&world, &INTENTS, invariants)?;
+    if invariants.contains(&Invariant::RecordedBeforeCharged) {
+        return first_stop;
+    }
+    Ok(())
+}
+// ANCHOR_END: settlement_scenario
+
+/// The scope of the settlement scenario whose job reruns as `rerun` says.
+pub fn settlement_scope(rerun: Rerun, max_faults: usize) -> Scope {
+    Scope {
+        lab: "02",
+        scenario: match rerun {
+            Rerun::AtOnce => "settlement",
+            Rerun::NextDay => "settlement-next-day",
+            Rerun::EitherWay => "settlement-any-day",
+        },
+        max_faults,
+    }
+}
+
+pub fn reconciliation_scope(max_faults: usize) -> Scope {
+    Scope {
+        lab: "02",
+        scenario: "reconciliation",
+        max_faults,
+    }
+}
+
+/// Explores every settlement schedule with up to `max_faults` faults.
+pub fn explore_settlement(
+    rerun: Rerun,
+    max_faults: usize,
+    invariants: &'static [Invariant],
+) -> Exploration {
+    fault::explore(settlement_scope(rerun, max_faults), |sim| {
+        settlement_scenario(sim, rerun, invariants)
+    })
+}
+
+/// Explores every reconciliation schedule with up to `max_faults` faults.
+pub fn explore_reconciliation(max_faults: usize, invariants: &'static [Evidence]) -> Exploration {
+    fault::explore(reconciliation_scope(max_faults), |sim| {
+        reconciliation_scenario(sim, invariants)
+    })
+}
+
+fn replay_settlement(token: &Token) -> Replay {
+    fault::replay(token, |sim| {
+        settlement_scenario(sim, Rerun::AtOnce, &ALL_INVARIANTS)
+    })
+}
+
+fn replay_next_day(token: &Token) -> Replay {
+    fault::replay(token, |sim| {
+        settlement_scenario(sim, Rerun::NextDay, &ALL_INVARIANTS)
+    })
+}
+
+fn replay_any_day(token: &Token) -> Replay {
+    fault::replay(token, |sim| {
+        settlement_scenario(sim, Rerun::EitherWay, &ALL_INVARIANTS)
+    })
+}
+
+fn replay_reconciliation(token: &Token) -> Replay {
+    fault::replay(token, |sim| reconciliation_scenario(sim, &ALL_EVIDENCE))
+}
+
+fn replay_naive(token: &Token) -> Replay {
+    fault::replay(token, |sim| {
+        crate::observe::naive_scenario(sim, crate::observe::NAIVE).0
+    })
+}
+
+/// The scenarios `cargo labs replay 02 NAME TOKEN` can replay.
+pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
+    ("settlement", replay_settlement),
+    ("settlement-next-day", replay_next_day),
+    ("settlement-any-day", replay_any_day),
+    ("reconciliation", replay_reconciliation),
+    ("naive", replay_naive),
+];

@@ -1,0 +1,126 @@
+//! The invariants the graded scenarios check, each with the "Let … Then …
+//! Contradiction" explanation a failing schedule prints.
+
+use crate::scenarios::{REPORT_STOCK, REQUESTS, STOCK};
+use crate::world::{ITEM, Reservation, Totals};
+use labkit::fault::{Verdict, Violation};
+use rusqlite::Connection;
+
+fn one_number(conn: &Connection, sql: &str, param: &str) -> Result<i64, Violation> {
+    conn.query_row(sql, [param], |r| r.get(0))
+        .map_err(sql_violation)
+}
+
+/// The reservation scenario's invariants, on the database its requests left and the
+/// answers they gave.
+pub fn check_reservations(conn: &Connection, answers: &[Option<Reservation>]) -> Verdict {
+    let available = one_number(
+        conn,
+        "SELECT available FROM inventory WHERE item = ?1",
+        ITEM,
+    )?;
+    let reserved = one_number(
+        conn,
+        "SELECT COALESCE(SUM(qty), 0) FROM reservations WHERE item = ?1",
+        ITEM,
+    )?;
+    let answered = |wanted: Reservation| -> Vec<&str> {
+        REQUESTS
+            .iter()
+            .zip(answers)
+            .filter(|(_, a)| **a == Some(wanted))
+            .map(|(name, _)| *name)
+            .collect()
+    };
+    let confirmed = answered(Reservation::Confirmed);
+    if reserved + available != STOCK {
+        return Err(Violation::new(
+            "reserved + available = stock",
+            &[
+                format!("Let the stock be {STOCK}."),
+                format!("Then {reserved} are reserved and {available} still show as available."),
+                "Contradiction: an update of the availability was computed from a value another request had already changed.".into(),
+            ],
+        ));
+    }
+    if reserved > STOCK {
+        return Err(Violation::new(
+            "never more reservations than units",
+            &[
+                format!("Let {STOCK} units be on sale and {} requests each reserve one.", REQUESTS.len()),
+                format!("Then {reserved} units are reserved ({} confirmed).", confirmed.join(", ")),
+                "Contradiction: a request decided on an availability that another request changed before this one wrote: the check and the writes were not one transaction.".into(),
+            ],
+        ));
+    }
+    answers_match_rows(conn, answers)?;
+    let sold_out = answered(Reservation::SoldOut);
+    if !sold_out.is_empty() && available > 0 {
+        return Err(Violation::new(
+            "a request is told sold out only when no unit is left",
+            &[
+                format!("Let {STOCK} units be on sale and {} requests each reserve one.", REQUESTS.len()),
+                format!("Then {} answered SoldOut, and {available} unit(s) are still on sale.", sold_out.join(" and ")),
+                "Contradiction: a busy database says \"not now\", not \"none left\"; only a transaction that read the availability and found too few units may answer SoldOut.".into(),
+            ],
+        ));
+    }
+    Ok(())
+}
+
+fn answers_match_rows(conn: &Connection, answers: &[Option<Reservation>]) -> Verdict {
+    for (name, answer) in REQUESTS.iter().zip(answers) {
+        let sql = "SELECT COUNT(*) FROM reservations WHERE id = ?1";
+        let rows = one_number(conn, sql, name)?;
+        let expected = i64::from(*answer == Some(Reservation::Confirmed));
+        if rows != expected {
+            return Err(Violation::new(
+                "a request's answer matches its row",
+                &[format!(
+                    "Let {name} answer {answer:?}. Then it has {rows} reservation rows, not {expected}."
+                )],
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub fn sql_violation(e: rusqlite::Error) -> Violation {
+    Violation::new("no unexpected SQL error", &[e.to_string()])
+}
+
+/// The report's invariants: it ended its read transaction (`ended`), no reservation
+/// that arrived meanwhile failed on its lock (`blocked` names the error), and its totals
+/// agree.
+pub fn check_report(totals: Totals, ended: bool, blocked: Option<String>) -> Verdict {
+    let Totals {
+        reserved,
+        available,
+    } = totals;
+    if !ended {
+        return Err(Violation::new(
+            "the report ends its read transaction",
+            &["Let the report return its totals. Then its transaction was still open, pinning an old snapshot.".into()],
+        ));
+    }
+    if let Some(error) = blocked {
+        return Err(Violation::new(
+            "the report never blocks a reservation",
+            &[
+                format!("Let a reservation arrive while the report runs. Then its BEGIN IMMEDIATE failed with {error}."),
+                "Contradiction: a read-only report took the write lock; in WAL mode a read transaction needs none.".into(),
+            ],
+        ));
+    }
+    if reserved + available != REPORT_STOCK {
+        return Err(Violation::new(
+            "the report's totals agree",
+            &[
+                format!("Let the stock be {REPORT_STOCK}."),
+                format!("Then the report shows {reserved} reserved and {available} available."),
+                "Contradiction: its queries read two different instants; a reservation committed between them.".into(),
+            ],
+        ));
+    }
+    Ok(())
+}
