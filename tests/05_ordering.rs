@@ -2,7 +2,8 @@
 //! solution. Run it with `cargo labs check 05`.
 
 use labkit::fault::{self, Token};
-use ordering::harness::{ALL_INVARIANTS, Invariant, explore_ledger, ledger_scenario};
+use ordering::invariants::{ALL_INVARIANTS, Invariant};
+use ordering::scenarios::{explore_ledger, ledger_scenario};
 use pretty_assertions::assert_eq;
 
 // The graded tests, in the order they are reported (see `labkit::graded`).

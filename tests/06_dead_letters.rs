@@ -1,9 +1,9 @@
 //! Lab 06 graded suite, compiled into both the learner's crate and the reference
 //! solution. Run it with `cargo labs check 06`.
 
-use dead_letters::harness::{
-    ALL_REPLAY_INVARIANTS, ReplayInvariant, explore_reminders, explore_replay, reminder_scenario,
-    replay_scenario,
+use dead_letters::invariants::{ALL_REPLAY_INVARIANTS, ReplayInvariant};
+use dead_letters::scenarios::{
+    explore_reminders, explore_replay, reminder_scenario, replay_scenario,
 };
 use labkit::fault::{self, Token};
 use pretty_assertions::assert_eq;

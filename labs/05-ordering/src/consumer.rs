@@ -9,7 +9,7 @@
 //! applied twice, each account's effects applied in sequence (`A#1` before `A#2`), and the
 //! balances of the fault-free run. Grade it with `cargo labs check 05`.
 
-use crate::harness::{Consumer, Effect};
+use crate::world::{Consumer, Effect};
 use labkit::fault::Crash;
 use sim_pubsub::ReceivedMessage;
 

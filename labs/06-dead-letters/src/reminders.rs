@@ -8,7 +8,7 @@
 //! Goal: the customer receives exactly five reminder e-mails, under every schedule the
 //! graded suite explores. Grade it with `cargo labs check 06`.
 
-use crate::harness::{REMINDERS_DEAD, Reminders};
+use crate::world::{REMINDERS_DEAD, Reminders};
 use labkit::fault::Crash;
 use sim_pubsub::ReceivedMessage;
 

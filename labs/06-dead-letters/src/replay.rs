@@ -15,7 +15,7 @@
 //! work was partly or not done and `duplicate` for those already complete; completion is
 //! declared only when it is true. Grade it with `cargo labs check 06`.
 
-use crate::harness::{Billing, Payment, ReplayPlan};
+use crate::world::{Billing, Payment, ReplayPlan};
 use labkit::fault::Crash;
 use sim_pubsub::ReceivedMessage;
 

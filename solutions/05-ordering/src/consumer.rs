@@ -2,7 +2,7 @@
 //! recognises effects it already applied (in the same transaction as the effect), and
 //! acknowledges only after the commit.
 
-use crate::harness::{Consumer, Effect};
+use crate::world::{Consumer, Effect};
 use labkit::fault::Crash;
 use rusqlite::Transaction;
 use sim_pubsub::ReceivedMessage;

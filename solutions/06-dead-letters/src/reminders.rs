@@ -1,7 +1,7 @@
 //! The build phase, part 2, solved: five reminders counted by a durable counter of the
 //! application's own, each sent under an idempotency key derived from the count.
 
-use crate::harness::{REMINDERS_PER_INVOICE, Reminders};
+use crate::world::{REMINDERS_PER_INVOICE, Reminders};
 use labkit::fault::Crash;
 use sim_pubsub::ReceivedMessage;
 

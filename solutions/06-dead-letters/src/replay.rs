@@ -2,7 +2,7 @@
 //! consumer version and expected payments, applies only missing effects, tells recovery
 //! from duplication, and declares completion from evidence.
 
-use crate::harness::{Billing, Payment, ReplayPlan};
+use crate::world::{Billing, Payment, ReplayPlan};
 use labkit::fault::Crash;
 use rusqlite::OptionalExtension;
 use sim_pubsub::ReceivedMessage;
