@@ -1,29 +1,33 @@
 //! The invariants the graded suite checks once the faults stopped and the backlog was
 //! drained, each with the explanation a failing schedule prints.
 
-use crate::world::Effect;
+use crate::world::{Effect, SUBSCRIPTION, TOPIC};
 use labkit::fault::{Verdict, Violation};
 use rusqlite::Connection;
+use sim_pubsub::{AckState, Broker};
 use std::collections::BTreeMap;
 
 /// The invariants the graded suite checks, in the order they are checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Invariant {
+    /// Each account's effects were applied in their sequence.
+    InSequence,
     /// Every published effect was applied (and committed).
     NoMessageLost,
     /// No effect was applied twice.
     NoEffectTwice,
-    /// Each account's effects were applied in their sequence.
-    InSequence,
     /// The balances equal the fault-free run's.
     BalancesMatch,
+    /// Every message on the topic ends acknowledged: the backlog drains.
+    Drained,
 }
 
-pub const ALL_INVARIANTS: [Invariant; 4] = [
+pub const ALL_INVARIANTS: [Invariant; 5] = [
+    Invariant::InSequence,
     Invariant::NoMessageLost,
     Invariant::NoEffectTwice,
-    Invariant::InSequence,
     Invariant::BalancesMatch,
+    Invariant::Drained,
 ];
 
 /// The balances of the fault-free run: each account's effects applied once, in order.
@@ -55,18 +59,46 @@ fn read(ledger: &Connection) -> Ledger {
     Ledger { log, balances }
 }
 
-/// Checks `invariants`, in order, against the ledger at the end of a schedule.
-pub fn check(ledger: &Connection, effects: &[Effect], invariants: &[Invariant]) -> Verdict {
+/// Checks `invariants`, in order, against the ledger and the broker at the end of a
+/// schedule (after the faults stopped and the drain rounds ran).
+pub fn check(
+    ledger: &Connection,
+    broker: &Broker,
+    effects: &[Effect],
+    invariants: &[Invariant],
+) -> Verdict {
     let ledger = read(ledger);
     for invariant in invariants {
         match invariant {
             Invariant::NoMessageLost => no_message_lost(&ledger, effects)?,
-            Invariant::NoEffectTwice => no_effect_twice(&ledger, effects)?,
+            Invariant::NoEffectTwice => no_effect_twice(&ledger, broker, effects)?,
             Invariant::InSequence => in_sequence(&ledger)?,
             Invariant::BalancesMatch => balances_match(&ledger, effects)?,
+            Invariant::Drained => drained(broker)?,
         }
     }
     Ok(())
+}
+
+/// How the broker handed an effect out: the messages that carry it, and their deliveries.
+fn deliveries(broker: &Broker, effect: &Effect) -> String {
+    let copies: Vec<String> = broker
+        .topic_messages(TOPIC)
+        .into_iter()
+        .filter(|m| m.data == effect.data())
+        .map(|m| m.message_id)
+        .collect();
+    let times: u32 = copies
+        .iter()
+        .map(|id| broker.deliveries(SUBSCRIPTION, id))
+        .sum();
+    match copies.len() {
+        1 => format!("the broker delivered its message {times} time(s)"),
+        n => format!(
+            "it was published {n} times (messages {}), delivered {times} time(s) in all",
+            copies.join(", ")
+        ),
+    }
 }
 
 fn applications(ledger: &Ledger, effect: &Effect) -> usize {
@@ -80,7 +112,7 @@ fn no_message_lost(ledger: &Ledger, effects: &[Effect]) -> Verdict {
             return Err(Violation::new(
                 "no message is lost",
                 &[
-                    format!("Let m be the message `{}`, published once.", effect.data()),
+                    format!("Let e be the effect `{}`, published.", effect.data()),
                     "Then, after the faults stopped and the backlog was drained, the ledger holds no committed application of it.".into(),
                     "Contradiction: a published effect must take effect. Acknowledge a message only after the transaction that applied it committed: an ack is the promise that the work is durable.".into(),
                 ],
@@ -90,16 +122,16 @@ fn no_message_lost(ledger: &Ledger, effects: &[Effect]) -> Verdict {
     Ok(())
 }
 
-fn no_effect_twice(ledger: &Ledger, effects: &[Effect]) -> Verdict {
+fn no_effect_twice(ledger: &Ledger, broker: &Broker, effects: &[Effect]) -> Verdict {
     for effect in effects {
         let n = applications(ledger, effect);
         if n > 1 {
             return Err(Violation::new(
                 "no effect is applied twice",
                 &[
-                    format!("Let m be the message `{}`.", effect.data()),
-                    format!("Then the ledger committed its effect {n} times."),
-                    "Contradiction: Pub/Sub delivers at least once (a lost ack, an expired deadline, or a redelivery of an earlier message of the key brings it back). Recognise an effect already applied, in the same transaction that applies it.".into(),
+                    format!("Let e be the effect `{}`.", effect.data()),
+                    format!("Then the ledger committed it {n} times; {}.", deliveries(broker, effect)),
+                    "Contradiction: an effect arrives more than once (a lost ack, a deadline that passed while another process worked, a redelivery of an earlier message of the key, a publisher that published it again). Recognise it by the effect's own identity, account and sequence number, read and recorded in the transaction that applies it.".into(),
                 ],
             ));
         }
@@ -137,6 +169,24 @@ fn balances_match(ledger: &Ledger, effects: &[Effect]) -> Verdict {
                     .into(),
             ],
         ));
+    }
+    Ok(())
+}
+
+fn drained(broker: &Broker) -> Verdict {
+    for message in broker.topic_messages(TOPIC) {
+        let id = &message.message_id;
+        if broker.ack_state(SUBSCRIPTION, id) != Some(AckState::Acknowledged) {
+            let times = broker.deliveries(SUBSCRIPTION, id);
+            return Err(Violation::new(
+                "every message is acknowledged in the end",
+                &[
+                    format!("Let m be message {id}, `{}`.", message.data),
+                    format!("Then, after the faults stopped and the drain rounds ran, it was still not acknowledged, after {times} deliveries."),
+                    "Contradiction: a message that is never acknowledged comes back for ever and keeps the backlog up. Acknowledge a delivery once its effect is durable, including an effect you recognise as applied already; nack only what you want delivered again.".into(),
+                ],
+            ));
+        }
     }
     Ok(())
 }

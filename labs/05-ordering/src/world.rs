@@ -5,11 +5,14 @@
 //! simulated Pub/Sub broker. The consumer keeps the ledger in SQLite: `balances`, the
 //! `applied` table you may use to recognise effects, and `effect_log`, the audit trail
 //! `Consumer::apply` writes every time it applies an effect (it is how the graded suite
-//! counts). Every fault goes through the fault core: an acknowledgement can be lost, the
-//! ledger can answer "busy" (a definite, transient refusal), and the consumer process can
-//! crash before or after it commits. At a crash the open transaction is rolled back and
-//! the consumer's memory is gone; committed rows stay (the connection stands for the
-//! file on disk), and a new consumer process pulls again.
+//! counts).
+//!
+//! What can go wrong goes through the fault core: an acknowledgement can be lost, the
+//! ledger can answer "busy" (a definite, transient refusal), the consumer process can
+//! crash before or after it commits, and it can stall long enough for its ack deadlines
+//! to pass, while another consumer process receives its messages. At a crash the open
+//! transaction is rolled back and the consumer's memory is gone; committed rows stay
+//! (the connection stands for the file on disk), and a new consumer process pulls again.
 
 use labkit::fault::{Crash, Glyph, Sim};
 use rusqlite::{Connection, Transaction};
@@ -76,7 +79,7 @@ impl Effect {
 pub const LEDGER_SCHEMA: &str = "
     CREATE TABLE balances (account TEXT PRIMARY KEY, balance INTEGER NOT NULL);
     CREATE TABLE applied (account TEXT NOT NULL, seq INTEGER NOT NULL,
-                          message_id TEXT NOT NULL, PRIMARY KEY (account, seq));
+                          message_id TEXT NOT NULL);
     CREATE TABLE effect_log (n INTEGER PRIMARY KEY, account TEXT NOT NULL,
                              seq INTEGER NOT NULL);";
 
@@ -85,27 +88,57 @@ pub const LEDGER_SCHEMA: &str = "
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Busy;
 
+/// How long a stalled consumer process stops, in seconds: past its 10-second ack
+/// deadlines.
+pub const STALL_SECONDS: u64 = 15;
+
+/// The faults of the consumer process that a graded world lets the fault core choose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Faults {
+    /// Crashes just before and just after a commit.
+    pub crashes: bool,
+    /// `Busy` answers from the ledger.
+    pub busy_ledger: bool,
+}
+
+/// Another consumer process, started while this one stalls: it pulls what the broker
+/// hands out then, and handles it.
+pub type Peer = fn(&mut Sim, &mut Broker, &Connection, Faults);
+
 /// One consumer process: the broker it pulls from, its connection to the ledger, the
 /// fault core. Each step that touches durable state ends at a crash point.
 pub struct Consumer<'a> {
     sim: &'a mut Sim,
     broker: &'a mut Broker,
     ledger: &'a Connection,
+    faults: Faults,
+    /// Set while this process may still stall (once) and let a peer work meanwhile.
+    peer: Option<Peer>,
 }
 
 impl<'a> Consumer<'a> {
     /// A new consumer process (the graded scenarios start them).
-    pub(crate) fn start(sim: &'a mut Sim, broker: &'a mut Broker, ledger: &'a Connection) -> Self {
+    pub(crate) fn start(
+        sim: &'a mut Sim,
+        broker: &'a mut Broker,
+        ledger: &'a Connection,
+        faults: Faults,
+        peer: Option<Peer>,
+    ) -> Self {
         Consumer {
             sim,
             broker,
             ledger,
+            faults,
+            peer,
         }
     }
 
     // ANCHOR: consumer_steps
-    /// Opens a ledger transaction. Dropping it without `commit` rolls it back.
-    pub fn begin(&self) -> Transaction<'a> {
+    /// Opens a ledger transaction. Dropping it without `commit` rolls it back. The
+    /// process may stall just before (see `stall`).
+    pub fn begin(&mut self) -> Transaction<'a> {
+        self.stall();
         let ledger: &'a Connection = self.ledger;
         ledger.unchecked_transaction().expect("BEGIN")
     }
@@ -113,7 +146,7 @@ impl<'a> Consumer<'a> {
     /// Applies one effect to `balances` inside `tx` (and writes the audit row). The
     /// ledger may answer `Busy`: nothing was applied.
     pub fn apply(&mut self, tx: &Transaction, effect: &Effect) -> Result<(), Busy> {
-        if self.sim.choose("ledger:apply", &["ok", "busy"]) == 1 {
+        if self.faults.busy_ledger && self.sim.choose("ledger:apply", &["ok", "busy"]) == 1 {
             self.sim.event("consumer", Glyph::Error, || {
                 let what = format!("apply {} -> SQLITE_BUSY", effect.data());
                 (what, "not applied".into())
@@ -148,10 +181,10 @@ impl<'a> Consumer<'a> {
 
     /// Commits `tx`. The process may crash just before or just after the commit.
     pub fn commit(&mut self, tx: Transaction<'a>) -> Result<(), Crash> {
-        self.sim.crash_point("consumer:before-commit")?;
+        self.crash_point("consumer:before-commit")?;
         tx.commit().expect("COMMIT");
         self.sim.note("consumer", || "COMMIT".into());
-        self.sim.crash_point("consumer:after-commit")
+        self.crash_point("consumer:after-commit")
     }
 
     /// Acknowledges one delivery. The ack is best effort: it may be lost, and you cannot
@@ -180,4 +213,38 @@ impl<'a> Consumer<'a> {
         self.sim.note("consumer", text);
     }
     // ANCHOR_END: consumer_steps
+}
+
+impl Consumer<'_> {
+    fn crash_point(&mut self, point: &'static str) -> Result<(), Crash> {
+        match self.faults.crashes {
+            true => self.sim.crash_point(point),
+            false => Ok(()),
+        }
+    }
+
+    /// A stall (a long garbage collection, a frozen VM) of this process, at most once:
+    /// its ack deadlines pass, and the broker hands its messages to a peer process, which
+    /// handles them before this one goes on where it stopped.
+    fn stall(&mut self) {
+        let Some(peer) = self.peer else { return };
+        // A stall with a transaction open would leave the peer waiting on its locks;
+        // the world lets the process stall only between transactions.
+        if !self.ledger.is_autocommit()
+            || self.sim.choose("consumer:stall", &["go on", "stall 15 s"]) == 0
+        {
+            return;
+        }
+        self.peer = None;
+        self.sim.event("consumer", Glyph::Fault, || {
+            let truth = "stalls before BEGIN; its ack deadlines pass".into();
+            ("(stalled)".into(), truth)
+        });
+        self.broker.advance(self.sim, STALL_SECONDS);
+        peer(self.sim, self.broker, self.ledger, self.faults);
+        self.sim.event("consumer", Glyph::Recover, || {
+            let truth = "its batch was handed to another process meanwhile".into();
+            ("goes on where it stopped".into(), truth)
+        });
+    }
 }

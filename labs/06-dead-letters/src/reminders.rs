@@ -1,12 +1,13 @@
-//! The build phase, part 2: exactly five reminder e-mails.
+//! The build phase, part 2: exactly five reminder e-mails per overdue invoice.
 //!
 //! `on_reminder` runs for every delivery of an overdue invoice, from the subscription
 //! `reminders` (dead-letter policy: 5 attempts) and, once the broker forwarded it, from
-//! `reminders-dead`. The process can crash before or after a commit; acks can be lost; a
-//! reminder send can time out after the e-mail went out.
+//! `reminders-dead`. Several invoices are overdue at once. The process can crash before
+//! or after a commit; acks can be lost; a reminder send can time out, whether or not the
+//! e-mail went out.
 //!
-//! Goal: the customer receives exactly five reminder e-mails, under every schedule the
-//! graded suite explores. Grade it with `cargo labs check 06`.
+//! Goal: the customer of each invoice receives exactly five reminder e-mails, under every
+//! schedule the graded suite explores. Grade it with `cargo labs check 06`.
 
 use crate::world::{REMINDERS_DEAD, Reminders};
 use labkit::fault::Crash;
@@ -22,10 +23,7 @@ pub fn on_reminder(reminders: &mut Reminders, received: &ReceivedMessage) -> Res
         return Ok(());
     }
     // One reminder per delivery; the dead-letter policy (5 attempts) stops it at five.
-    // TODO: max_delivery_attempts and delivery_attempt are approximate, acks get lost,
-    // sends time out. Count the reminders yourself, durably (`reminder_counter`), give
-    // each one an idempotency key derived from that count, and keep going from
-    // `reminders-dead` if the broker forwards the invoice early.
+    // TODO: what does the broker promise about `delivery_attempt` and the maximum?
     let _ = reminders.send_reminder(&invoice, &received.ack_id);
     if received.delivery_attempt >= 5 {
         reminders.ack(received);

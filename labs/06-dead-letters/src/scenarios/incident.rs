@@ -1,27 +1,123 @@
 //! The billing world: the incident's history, then your replay procedure under faults.
 
-use crate::invariants::{INTERVAL_PAYMENTS, ReplayEnd, ReplayInvariant, check_replay, debits};
+use crate::invariants::{
+    ALL_REPLAY_INVARIANTS, INTERVAL_PAYMENTS, ReplayEnd, check_replay, debits,
+};
 use crate::replay::{handle_payment, replay_complete, start_replay};
-use crate::world::{BILLING, Billing, LEDGER_SCHEMA, MailProvider, PAYMENTS, PLAN};
-use labkit::fault::{Glyph, Sim, Verdict};
+use crate::world::{BILLING, BILLING_SCHEMA, Billing, Faults, MailProvider, PAYMENTS, PLAN, Peer};
+use labkit::fault::{Crash, Glyph, Sim, Verdict};
 use rusqlite::Connection;
-use sim_pubsub::{Broker, PubsubMessage, SubscriptionConfig};
+use sim_pubsub::{Broker, PubsubMessage, ReceivedMessage, SubscriptionConfig};
+
+/// One graded replay world: its name (`cargo labs replay 06 NAME TOKEN`) and its faults.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayWorld {
+    pub name: &'static str,
+    /// Crashes before and after a commit; receipt sends that time out.
+    pub faults: Faults,
+    /// Acknowledgements lost on the way (the client sees success).
+    pub lost_acks: bool,
+    /// Pulls that still see the state before the seek.
+    pub stale_pulls: bool,
+    /// A billing process that stalls past its ack deadlines while another works.
+    pub stalls: bool,
+}
+
+const QUIET: ReplayWorld = ReplayWorld {
+    name: "",
+    faults: Faults {
+        crashes: false,
+        mail_timeouts: false,
+    },
+    lost_acks: false,
+    stale_pulls: false,
+    stalls: false,
+};
+
+/// Every fault at once, but the stall (its own world below): crashes, replies that never
+/// come, pulls that still see the state before the seek.
+pub const REPLAY: ReplayWorld = ReplayWorld {
+    name: "replay",
+    faults: Faults {
+        crashes: true,
+        mail_timeouts: true,
+    },
+    lost_acks: true,
+    stale_pulls: true,
+    stalls: false,
+};
+
+/// Crashes just before and just after a commit.
+pub const REPLAY_CRASHES: ReplayWorld = ReplayWorld {
+    name: "replay-crashes",
+    faults: Faults {
+        crashes: true,
+        mail_timeouts: false,
+    },
+    ..QUIET
+};
+
+/// Replies that never come: receipt sends that time out, acknowledgements lost.
+pub const REPLAY_LOST_REPLIES: ReplayWorld = ReplayWorld {
+    name: "replay-lost-replies",
+    faults: Faults {
+        crashes: false,
+        mail_timeouts: true,
+    },
+    lost_acks: true,
+    ..QUIET
+};
+
+/// Pulls that still see the state before the seek.
+pub const REPLAY_STALE_PULLS: ReplayWorld = ReplayWorld {
+    name: "replay-stale-pulls",
+    stale_pulls: true,
+    ..QUIET
+};
+
+/// A billing process that stalls while another takes its messages over.
+pub const REPLAY_STALLS: ReplayWorld = ReplayWorld {
+    name: "replay-stalls",
+    stalls: true,
+    ..QUIET
+};
+
+/// The replay worlds, for `cargo labs replay`.
+pub const REPLAY_WORLDS: [&ReplayWorld; 5] = [
+    &REPLAY,
+    &REPLAY_CRASHES,
+    &REPLAY_LOST_REPLIES,
+    &REPLAY_STALE_PULLS,
+    &REPLAY_STALLS,
+];
 
 /// Rounds before the faults stop, and fault-free rounds after them.
-const FAULTY_ROUNDS: usize = 3;
+const FAULTY_ROUNDS: usize = 2;
 const DRAIN_ROUNDS: usize = 8;
 
 /// Everything a replay schedule runs in: the broker, the ledger, the mail provider.
-struct World {
+struct Systems {
     broker: Broker,
     ledger: Connection,
     mail: MailProvider,
 }
 
-impl World {
-    /// One process's view of the world.
-    fn billing<'a>(&'a mut self, sim: &'a mut Sim) -> Billing<'a> {
-        Billing::start(sim, &mut self.broker, &self.ledger, &mut self.mail)
+impl Systems {
+    /// One process's view of the systems.
+    fn billing<'a>(
+        &'a mut self,
+        sim: &'a mut Sim,
+        faults: Faults,
+        peer: Option<(Peer, i64)>,
+    ) -> Billing<'a> {
+        Billing::start(
+            sim,
+            &mut self.broker,
+            &self.ledger,
+            &mut self.mail,
+            faults,
+            peer,
+        )
     }
 }
 
@@ -65,92 +161,152 @@ fn incident(broker: &mut Broker, ledger: &Connection, mail: &mut MailProvider) {
 }
 // ANCHOR_END: incident
 
-/// The world as the incident left it.
-fn history(sim: &mut Sim) -> World {
+/// The systems as the incident left them, with the broker's faults of `world`.
+fn history(sim: &mut Sim, world: &ReplayWorld) -> Systems {
     let mut broker = Broker::new();
     broker.create_topic(PAYMENTS).expect("topic");
     let mut config = SubscriptionConfig::new(BILLING, PAYMENTS);
     config.retain_acked_messages = true;
     broker.create_subscription(config).expect("subscription");
     let ledger = Connection::open_in_memory().expect("ledger");
-    ledger.execute_batch(LEDGER_SCHEMA).expect("schema");
+    ledger.execute_batch(BILLING_SCHEMA).expect("schema");
     let mut mail = MailProvider::default();
     incident(&mut broker, &ledger, &mut mail);
+    // The order of a batch does not matter to billing: the broker keeps its own.
+    broker.without_fault("pubsub:pull-order");
+    for (site, on) in [
+        ("pubsub:ack", world.lost_acks),
+        ("pubsub:after-seek", world.stale_pulls),
+    ] {
+        if !on {
+            broker.without_fault(site);
+        }
+    }
     sim.note("history", || {
         "v1 (t = 0..60 s): P1, P2, P6 debited and receipted; P3, P5 debited, no receipt; \
          P4 neither; all acknowledged. P7 published at 60 s, waiting."
             .into()
     });
-    World {
+    Systems {
         broker,
         ledger,
         mail,
     }
 }
 
-/// One billing process: pulls a batch and handles it, until the batch ends or the
-/// process crashes.
-fn consumer_round(sim: &mut Sim, world: &mut World, run: i64) {
-    let batch = world.broker.pull(sim, BILLING, 10).expect("pull");
-    let mut billing = world.billing(sim);
-    for received in &batch {
-        if let Err(crash) = handle_payment(&mut billing, run, received) {
-            sim.event("billing", Glyph::Recover, || {
-                (
-                    "a new billing process starts".into(),
-                    format!("{crash}; the open transaction rolled back, memory lost"),
-                )
-            });
-            break;
-        }
+/// Handles a batch in order, until it ends or the process crashes.
+fn handle_batch(billing: &mut Billing, run: i64, batch: &[ReceivedMessage]) -> Result<(), Crash> {
+    for received in batch {
+        handle_payment(billing, run, received)?;
+    }
+    Ok(())
+}
+
+fn record_crash(sim: &mut Sim, crash: Crash) {
+    sim.event("billing", Glyph::Recover, || {
+        let truth = format!("{crash}; the open transaction rolled back, memory lost");
+        ("a new billing process starts".into(), truth)
+    });
+}
+
+/// A peer billing process, started while the first one stalls.
+fn peer(
+    sim: &mut Sim,
+    broker: &mut Broker,
+    ledger: &Connection,
+    mail: &mut MailProvider,
+    faults: Faults,
+    run: i64,
+) {
+    sim.event("billing", Glyph::Recover, || {
+        let truth = "a second billing process of the subscription".into();
+        ("another billing process pulls".into(), truth)
+    });
+    let batch = broker.pull(sim, BILLING, 10).expect("pull");
+    let mut billing = Billing::start(sim, broker, ledger, mail, faults, None);
+    if let Err(crash) = handle_batch(&mut billing, run, &batch) {
+        record_crash(sim, crash);
     }
 }
 
+/// One billing process: pulls a batch and handles it, until the batch ends or the
+/// process crashes. The first may stall.
+fn consumer_round(
+    sim: &mut Sim,
+    systems: &mut Systems,
+    faults: Faults,
+    stall: Option<(Peer, i64)>,
+    run: i64,
+) {
+    let batch = systems.broker.pull(sim, BILLING, 10).expect("pull");
+    let mut billing = systems.billing(sim, faults, stall);
+    if let Err(crash) = handle_batch(&mut billing, run, &batch) {
+        record_crash(sim, crash);
+    }
+}
+
+/// A payment that arrives while the replay runs: the subscription is live.
+fn new_payment(sim: &mut Sim, systems: &mut Systems, n: usize) {
+    let message = PubsubMessage::new(format!("P{} {}", 7 + n, 10 * (7 + n)));
+    systems
+        .broker
+        .publish(sim, PAYMENTS, message)
+        .expect("publish");
+}
+
 /// The interval's payments that lack an effect, or have two.
-fn missing_work(world: &World) -> Vec<String> {
+fn missing_work(systems: &Systems) -> Vec<String> {
     INTERVAL_PAYMENTS
         .iter()
-        .filter(|id| debits(&world.ledger, id) != 1 || world.mail.count("receipt", id) != 1)
+        .filter(|id| debits(&systems.ledger, id) != 1 || systems.mail.count("receipt", id) != 1)
         .map(|id| id.to_string())
         .collect()
 }
 
-/// One graded replay schedule.
-pub fn replay_scenario(sim: &mut Sim, invariants: &[ReplayInvariant]) -> Verdict {
-    let mut world = history(sim);
-    let run = start_replay(&mut world.billing(sim), &PLAN);
+// ANCHOR: replay_scenario
+/// One graded replay schedule: the operator starts the replay; then, round after round,
+/// a billing process handles a batch, a new payment arrives, and the operator asks
+/// whether the replay is complete. After the faults stop and the replay is declared
+/// complete (or the rounds run out), billing drains the rest; then the invariants.
+pub fn replay_scenario(sim: &mut Sim, world: &ReplayWorld) -> Verdict {
+    let mut systems = history(sim, world);
+    let run = start_replay(&mut systems.billing(sim, world.faults, None), &PLAN);
     let mut completed_with_missing: Option<Vec<String>> = None;
     let mut declared = false;
     for round in 0..FAULTY_ROUNDS + DRAIN_ROUNDS {
         if round == FAULTY_ROUNDS {
             sim.heal();
         }
-        consumer_round(sim, &mut world, run);
-        world.broker.advance(sim, 10);
-        if replay_complete(&world.billing(sim), run) {
-            let missing = missing_work(&world);
+        let stall: Option<(Peer, i64)> = (world.stalls && round == 0).then_some((peer, run));
+        consumer_round(sim, &mut systems, world.faults, stall, run);
+        systems.broker.advance(sim, 10);
+        new_payment(sim, &mut systems, round + 1);
+        if replay_complete(&systems.billing(sim, world.faults, None), run) {
+            let missing = missing_work(&systems);
             sim.note("operator", || format!("replay run {run} declared complete"));
             completed_with_missing = (!missing.is_empty()).then_some(missing);
             declared = true;
             break;
         }
     }
-    // Whatever is left (P7, redeliveries) is drained by the normal consumer v2 runs,
-    // with the faults over.
+    // Whatever is left (new payments, redeliveries) is drained by the normal billing
+    // processes, with the faults over.
     sim.heal();
     for _ in 0..DRAIN_ROUNDS {
-        if world.broker.backlog(BILLING) == 0 {
+        if systems.broker.backlog(BILLING) == 0 {
             break;
         }
-        consumer_round(sim, &mut world, run);
-        world.broker.advance(sim, 10);
+        consumer_round(sim, &mut systems, world.faults, None, run);
+        systems.broker.advance(sim, 10);
     }
     let end = ReplayEnd {
-        ledger: &world.ledger,
-        mail: &world.mail,
+        ledger: &systems.ledger,
+        mail: &systems.mail,
+        broker: &systems.broker,
         run,
         declared,
         completed_with_missing,
     };
-    check_replay(&end, invariants)
+    check_replay(&end, &ALL_REPLAY_INVARIANTS)
 }
+// ANCHOR_END: replay_scenario

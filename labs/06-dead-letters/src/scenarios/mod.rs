@@ -21,40 +21,68 @@
 mod incident;
 mod overdue;
 
-pub use incident::replay_scenario;
-pub use overdue::{reminder_broker, reminder_run, reminder_scenario};
+pub use incident::{
+    REPLAY, REPLAY_CRASHES, REPLAY_LOST_REPLIES, REPLAY_STALE_PULLS, REPLAY_STALLS, REPLAY_WORLDS,
+    ReplayWorld, replay_scenario,
+};
+pub use overdue::{
+    REMINDER_WORLDS, REMINDERS_ALL, REMINDERS_CRASHES, REMINDERS_FORWARDING,
+    REMINDERS_LOST_REPLIES, REMINDERS_QUIET, ReminderWorld, reminder_broker, reminder_scenario,
+};
 
-use crate::invariants::{ALL_REPLAY_INVARIANTS, ReplayInvariant};
 use labkit::fault::{self, Exploration, Replay, Scope, Token};
 
-/// Explores every replay schedule with up to `max_faults` faults.
-pub fn explore_replay(max_faults: usize, invariants: &'static [ReplayInvariant]) -> Exploration {
+/// Explores every schedule of a replay world with up to `max_faults` faults.
+pub fn explore_replay(world: &'static ReplayWorld, max_faults: usize) -> Exploration {
     let scope = Scope {
         lab: "06",
-        scenario: "replay",
+        scenario: world.name,
         max_faults,
     };
-    fault::explore(scope, |sim| replay_scenario(sim, invariants))
+    fault::explore(scope, |sim| replay_scenario(sim, world))
 }
 
-/// Explores every reminder schedule with up to `max_faults` faults.
-pub fn explore_reminders(max_faults: usize) -> Exploration {
+/// Explores every schedule of a reminder world with up to `max_faults` faults.
+pub fn explore_reminders(world: &'static ReminderWorld, max_faults: usize) -> Exploration {
     let scope = Scope {
         lab: "06",
-        scenario: "reminders",
+        scenario: world.name,
         max_faults,
     };
-    fault::explore(scope, reminder_scenario)
+    fault::explore(scope, |sim| reminder_scenario(sim, world))
 }
 
-fn replay_replay(token: &Token) -> Replay {
-    fault::replay(token, |sim| replay_scenario(sim, &ALL_REPLAY_INVARIANTS))
-}
-
-fn replay_reminders(token: &Token) -> Replay {
-    fault::replay(token, reminder_scenario)
+fn replay_world(name: &str, token: &Token) -> Replay {
+    if let Some(world) = REPLAY_WORLDS.iter().find(|w| w.name == name) {
+        return fault::replay(token, |sim| replay_scenario(sim, world));
+    }
+    let world = REMINDER_WORLDS
+        .iter()
+        .find(|w| w.name == name)
+        .expect("a world");
+    fault::replay(token, |sim| reminder_scenario(sim, world))
 }
 
 /// The scenarios `cargo labs replay 06 NAME TOKEN` can replay.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] =
-    &[("replay", replay_replay), ("reminders", replay_reminders)];
+pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
+    ("replay", |t| replay_world("replay", t)),
+    ("replay-crashes", |t| replay_world("replay-crashes", t)),
+    ("replay-lost-replies", |t| {
+        replay_world("replay-lost-replies", t)
+    }),
+    ("replay-stale-pulls", |t| {
+        replay_world("replay-stale-pulls", t)
+    }),
+    ("replay-stalls", |t| replay_world("replay-stalls", t)),
+    ("reminders", |t| replay_world("reminders", t)),
+    ("reminders-quiet", |t| replay_world("reminders-quiet", t)),
+    ("reminders-forwarding", |t| {
+        replay_world("reminders-forwarding", t)
+    }),
+    ("reminders-crashes", |t| {
+        replay_world("reminders-crashes", t)
+    }),
+    ("reminders-lost-replies", |t| {
+        replay_world("reminders-lost-replies", t)
+    }),
+];

@@ -1,6 +1,6 @@
 //! The reminder process's view of the world.
 
-use super::{MailProvider, MailTimeout};
+use super::{Faults, MailProvider, MailTimeout};
 use labkit::fault::{Crash, Sim};
 use rusqlite::{Connection, Transaction};
 use sim_pubsub::{Broker, ReceivedMessage};
@@ -13,6 +13,7 @@ pub struct Reminders<'a> {
     ledger: &'a Connection,
     mail: &'a mut MailProvider,
     subscription: &'static str,
+    faults: Faults,
 }
 
 impl<'a> Reminders<'a> {
@@ -24,6 +25,7 @@ impl<'a> Reminders<'a> {
         ledger: &'a Connection,
         mail: &'a mut MailProvider,
         subscription: &'static str,
+        faults: Faults,
     ) -> Self {
         Reminders {
             sim,
@@ -31,6 +33,7 @@ impl<'a> Reminders<'a> {
             ledger,
             mail,
             subscription,
+            faults,
         }
     }
 
@@ -49,10 +52,10 @@ impl<'a> Reminders<'a> {
 
     /// Commits `tx`. The process may crash just before or just after the commit.
     pub fn commit(&mut self, tx: Transaction<'a>) -> Result<(), Crash> {
-        self.sim.crash_point("reminders:before-commit")?;
+        self.crash_point("reminders:before-commit")?;
         tx.commit().expect("COMMIT");
         self.sim.note("reminders", || "COMMIT".into());
-        self.sim.crash_point("reminders:after-commit")
+        self.crash_point("reminders:after-commit")
     }
 
     /// Sends one reminder e-mail for `invoice`. The provider honours `idempotency_key`: a
@@ -63,8 +66,10 @@ impl<'a> Reminders<'a> {
         invoice: &str,
         idempotency_key: &str,
     ) -> Result<(), MailTimeout> {
+        let timeouts = self.faults.mail_timeouts;
+        let key = Some(idempotency_key);
         self.mail
-            .send(self.sim, "reminder", invoice, Some(idempotency_key))
+            .send(self.sim, timeouts, ("reminder", invoice), key)
     }
 
     /// Acknowledges the delivery: the broker stops delivering it (best effort).
@@ -90,4 +95,13 @@ impl<'a> Reminders<'a> {
             .expect("nack");
     }
     // ANCHOR_END: reminder_steps
+}
+
+impl Reminders<'_> {
+    fn crash_point(&mut self, point: &'static str) -> Result<(), Crash> {
+        match self.faults.crashes {
+            true => self.sim.crash_point(point),
+            false => Ok(()),
+        }
+    }
 }

@@ -17,16 +17,25 @@ pub struct MailProvider {
 pub struct MailTimeout;
 
 impl MailProvider {
+    /// Sends one e-mail. With `timeouts`, the response may be lost: the caller sees a
+    /// timeout whether or not the e-mail went out.
     pub(crate) fn send(
         &mut self,
         sim: &mut Sim,
-        kind: &'static str,
-        subject: &str,
+        timeouts: bool,
+        (kind, subject): (&'static str, &str),
         key: Option<&str>,
     ) -> Result<(), MailTimeout> {
-        let fate = sim.fate("mail:send", &[Fate::Ok, Fate::AppliedResponseLost]);
+        let fate = match timeouts {
+            true => sim.fate(
+                "mail:send",
+                &[Fate::Ok, Fate::AppliedResponseLost, Fate::NotApplied],
+            ),
+            false => Fate::Ok,
+        };
         let duplicate_key = key.is_some_and(|k| self.keys.iter().any(|seen| seen == k));
-        if !duplicate_key {
+        let sent = fate != Fate::NotApplied && !duplicate_key;
+        if sent {
             self.sent.push((kind, subject.to_string()));
             if let Some(k) = key {
                 self.keys.push(k.to_string());
@@ -43,7 +52,9 @@ impl MailProvider {
             } else {
                 "DEADLINE_EXCEEDED"
             };
-            let truth = if duplicate_key {
+            let truth = if fate == Fate::NotApplied {
+                "the request never reached the provider: nothing sent".to_string()
+            } else if duplicate_key {
                 "idempotency key seen before: nothing sent".to_string()
             } else {
                 format!("e-mail sent; {}", fate.label())

@@ -8,6 +8,12 @@
 //!   `reminders` and `reminders-dead`, the ledger, the mail provider.
 //! * `mail`: the mail provider, another system ([`MailProvider`]).
 //!
+//! What can go wrong goes through the fault core: a process can crash just before or
+//! just after a commit, a send to the mail provider can time out (sent or not), an
+//! acknowledgement can be lost, a pull can still see the state before a seek, the
+//! dead-letter policy forwards near its maximum, not at it, and a billing process can
+//! stall while another takes its messages over.
+//!
 //! At a crash the open SQLite transaction is rolled back and the process's memory is
 //! gone; committed rows stay (the connection stands for the file on disk), the broker
 //! and the mail provider are other systems and keep everything.
@@ -16,11 +22,21 @@ mod billing;
 mod invoices;
 mod mail;
 
-pub use billing::Billing;
+pub use billing::{Billing, Peer};
 pub use invoices::Reminders;
 pub use mail::{MailProvider, MailTimeout};
 
 use sim_pubsub::Message;
+
+/// The faults of the application's processes and of the mail provider that a graded
+/// world lets the fault core choose (the broker's are switched on or off on the broker).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Faults {
+    /// Crashes just before and just after a commit.
+    pub crashes: bool,
+    /// Sends whose response is lost: the e-mail went out, or it did not.
+    pub mail_timeouts: bool,
+}
 
 pub const PAYMENTS: &str = "payments";
 pub const BILLING: &str = "billing";
@@ -64,9 +80,9 @@ pub const PLAN: ReplayPlan = ReplayPlan {
     consumer_version: "v2",
 };
 
-/// The ledger's tables. `debits` and `reminder_counter` are the business's; the
-/// `replay_*` tables are yours to use.
-pub const LEDGER_SCHEMA: &str = "
+/// The billing ledger's tables. `debits` is the business's; the `replay_*` tables are
+/// yours to use.
+pub const BILLING_SCHEMA: &str = "
     CREATE TABLE debits (n INTEGER PRIMARY KEY, payment_id TEXT NOT NULL,
                          amount INTEGER NOT NULL);
     CREATE TABLE replay_runs (run_id INTEGER PRIMARY KEY, from_time INTEGER NOT NULL,
@@ -74,5 +90,8 @@ pub const LEDGER_SCHEMA: &str = "
     CREATE TABLE replay_expected (run_id INTEGER NOT NULL, payment_id TEXT NOT NULL,
                                   PRIMARY KEY (run_id, payment_id));
     CREATE TABLE replay_log (run_id INTEGER NOT NULL, payment_id TEXT NOT NULL,
-                             outcome TEXT NOT NULL, PRIMARY KEY (run_id, payment_id));
+                             outcome TEXT NOT NULL, PRIMARY KEY (run_id, payment_id));";
+
+/// The reminder process's table, yours to use.
+pub const REMINDER_SCHEMA: &str = "
     CREATE TABLE reminder_counter (invoice TEXT PRIMARY KEY, sent INTEGER NOT NULL);";
