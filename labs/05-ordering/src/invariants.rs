@@ -112,9 +112,9 @@ fn no_message_lost(ledger: &Ledger, effects: &[Effect]) -> Verdict {
             return Err(Violation::new(
                 "no message is lost",
                 &[
-                    format!("Let e be the effect `{}`, published.", effect.data()),
-                    "Then, after the faults stopped and the backlog was drained, the ledger holds no committed application of it.".into(),
-                    "Contradiction: a published effect must take effect. Acknowledge a message only after the transaction that applied it committed: an ack is the promise that the work is durable.".into(),
+                    format!("Let e be the effect `{}`.", effect.data()),
+                    "Then the ledger holds no committed application of it, although the faults stopped and the backlog drained.".into(),
+                    "Contradiction: a published effect must take effect. An ack is the promise that the work is durable: once a message is acknowledged, nothing brings it back.".into(),
                 ],
             ));
         }
@@ -182,7 +182,7 @@ fn drained(broker: &Broker) -> Verdict {
                 "every message is acknowledged in the end",
                 &[
                     format!("Let m be message {id}, `{}`.", message.data),
-                    format!("Then, after the faults stopped and the drain rounds ran, it was still not acknowledged, after {times} deliveries."),
+                    format!("Then it was still not acknowledged after {times} deliveries, although the faults stopped and the drain rounds ran."),
                     "Contradiction: a message that is never acknowledged comes back for ever and keeps the backlog up. Acknowledge a delivery once its effect is durable, including an effect you recognise as applied already; nack only what you want delivered again.".into(),
                 ],
             ));

@@ -217,6 +217,17 @@ pub fn explore(world: &'static World, max_faults: usize) -> Exploration {
     fault::explore(scope, |sim| ledger_scenario(sim, world))
 }
 
+/// The token of every schedule of `world` with up to `max_faults` faults.
+pub fn schedules(world: &'static World, max_faults: usize) -> Vec<Token> {
+    let scope = Scope {
+        lab: "05",
+        scenario: world.name,
+        max_faults,
+    };
+    let all = fault::explore_all(scope, |sim| ledger_scenario(sim, world));
+    all.runs.into_iter().map(|run| run.token).collect()
+}
+
 /// The worlds `cargo labs replay 05 NAME TOKEN` can replay.
 pub const WORLDS: [&World; 6] = [
     &EVERYTHING,

@@ -69,7 +69,10 @@ pub fn check_replay(end: &ReplayEnd, invariants: &[ReplayInvariant]) -> Verdict 
 fn effects(end: &ReplayEnd, wrong: fn(usize) -> bool, how: &str) -> Verdict {
     for message in end.broker.topic_messages(PAYMENTS) {
         let id = &Payment::parse(&message).id;
-        let (d, r) = (debits(end.ledger, id) as usize, end.mail.count("receipt", id));
+        let (d, r) = (
+            debits(end.ledger, id) as usize,
+            end.mail.count("receipt", id),
+        );
         if wrong(d) || wrong(r) {
             let (invariant, contradiction) = match how {
                 "twice" => (
@@ -85,7 +88,9 @@ fn effects(end: &ReplayEnd, wrong: fn(usize) -> bool, how: &str) -> Verdict {
                 invariant,
                 &[
                     format!("Let {id} be a payment published once."),
-                    format!("Then, after the replay and the drain, the ledger holds {d} debit(s) and the provider sent {r} receipt(s) for it."),
+                    format!(
+                        "Then the ledger holds {d} debit(s) and the provider sent {r} receipt(s) for it, after the replay and the drain."
+                    ),
                     contradiction.into(),
                 ],
             ));
@@ -112,6 +117,13 @@ fn recovery_told(end: &ReplayEnd) -> Verdict {
     .iter()
     .map(|(a, b)| (a.to_string(), b.to_string()))
     .collect();
+    let said = |log: &BTreeMap<String, String>| -> String {
+        let items: Vec<String> = log.iter().map(|(p, o)| format!("{p} {o}")).collect();
+        match items.is_empty() {
+            true => "nothing".into(),
+            false => items.join(", "),
+        }
+    };
     if log != expected {
         return Err(Violation::new(
             "the replay tells recovery from duplication",
@@ -120,9 +132,10 @@ fn recovery_told(end: &ReplayEnd) -> Verdict {
                     "Let the interval [{}, {}) hold P3…P6: P3 and P5 were debited without a receipt, P4 not at all, P6 completely.",
                     PLAN.from, PLAN.to
                 ),
-                format!("Then run {}'s replay_log says {log:?}.", end.run),
+                format!("Then run {}'s replay_log says: {}.", end.run, said(&log)),
                 format!(
-                    "Contradiction: it should say {expected:?}. Decide 'recovered' or 'duplicate' from the state before this run touched the payment, and record the decision in the transaction that applies the debit, so a crash and a redelivery cannot turn a recovery into a duplicate."
+                    "Contradiction: it should say {}. Decide 'recovered' or 'duplicate' from the state before this run touched the payment, and record the decision in the transaction that applies the debit, so a crash and a redelivery cannot turn a recovery into a duplicate.",
+                    said(&expected)
                 ),
             ],
         ));

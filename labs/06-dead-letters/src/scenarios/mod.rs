@@ -18,6 +18,7 @@
 //!   subscription; your handler receives deliveries from both. The customer must
 //!   receive exactly five reminder e-mails.
 
+mod history;
 mod incident;
 mod overdue;
 
@@ -50,6 +51,28 @@ pub fn explore_reminders(world: &'static ReminderWorld, max_faults: usize) -> Ex
         max_faults,
     };
     fault::explore(scope, |sim| reminder_scenario(sim, world))
+}
+
+/// The token of every schedule of a replay world with up to `max_faults` faults.
+pub fn replay_schedules(world: &'static ReplayWorld, max_faults: usize) -> Vec<Token> {
+    let scope = Scope {
+        lab: "06",
+        scenario: world.name,
+        max_faults,
+    };
+    let all = fault::explore_all(scope, |sim| replay_scenario(sim, world));
+    all.runs.into_iter().map(|run| run.token).collect()
+}
+
+/// The token of every schedule of a reminder world with up to `max_faults` faults.
+pub fn reminder_schedules(world: &'static ReminderWorld, max_faults: usize) -> Vec<Token> {
+    let scope = Scope {
+        lab: "06",
+        scenario: world.name,
+        max_faults,
+    };
+    let all = fault::explore_all(scope, |sim| reminder_scenario(sim, world));
+    all.runs.into_iter().map(|run| run.token).collect()
 }
 
 fn replay_world(name: &str, token: &Token) -> Replay {
