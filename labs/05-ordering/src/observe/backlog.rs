@@ -75,21 +75,23 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         "one key for the bank drains the backlog as fast as per-account",
         bank_secs <= account_secs,
     );
-    let ratio = bank_secs as f64 / account_secs.max(1) as f64;
-    let backlog_answer = if (2.5..=3.5).contains(&ratio) {
-        "b"
-    } else if ratio < 1.2 {
+    // A variation: twice the workers, one key per account.
+    let six_workers = backlog_over_time(account_key, 6).len() - 1;
+    let answer = if six_workers * 2 <= account_secs {
         "a"
+    } else if six_workers == account_secs {
+        "b"
     } else {
         "c"
     };
     obs.answer(
-        "backlog",
-        backlog_answer,
-        format!("one key for the bank: empty after {bank_secs} s; one key per account: after {account_secs} s"),
+        "more-workers",
+        answer,
+        format!("one key per account: empty after {account_secs} s with three workers, after {six_workers} s with six"),
     );
     vec![
         ("backlog_one_bank_key", bank_backlog.into()),
         ("backlog_per_account_keys", account_backlog.into()),
+        ("seconds_per_account_keys_six_workers", six_workers.into()),
     ]
 }

@@ -1,6 +1,6 @@
 //! The observe phase: a bank's per-account ledger on the simulated Pub/Sub broker.
 //!
-//! Six small experiments, each run against the broker (and, where a choice is involved,
+//! Seven small experiments, each run against the broker (and, where a choice is involved,
 //! over every schedule the fault core offers with one fault), one file each:
 //!
 //! 1. `orders`: the order a pull hands out with one ordering key for the whole bank,
@@ -10,13 +10,15 @@
 //!    an acknowledged message can come back at all;
 //! 4. `background`: a callback that starts asynchronous work, acknowledges and returns;
 //! 5. `exactly_once`: exactly-once delivery, with a consumer slower than its deadline;
-//! 6. `publishing`: a publisher whose publish of one message of a key fails.
+//! 6. `publishing`: a publisher whose publish of one message of a key fails;
+//! 7. `duplicates`: an effect published twice, and a consumer process that stalls.
 //!
 //! Every verdict is computed from what the code just observed; the answer keys live in
 //! `lab.toml`.
 
 mod background;
 mod backlog;
+mod duplicates;
 mod exactly_once;
 mod orders;
 mod publishing;
@@ -84,13 +86,14 @@ fn account_key(e: &Effect) -> String {
 pub fn run() -> Report {
     let mut obs = Observation::new("ordering");
     let mut summary = serde_json::Map::new();
-    let sections: [fn(&mut Observation) -> Summary; 6] = [
+    let sections: [fn(&mut Observation) -> Summary; 7] = [
         orders::observe,
         backlog::observe,
         redelivery::observe,
         background::observe,
         exactly_once::observe,
         publishing::observe,
+        duplicates::observe,
     ];
     for section in sections {
         for (key, value) in section(&mut obs) {

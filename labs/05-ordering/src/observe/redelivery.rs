@@ -33,6 +33,33 @@ fn after_one_missed_ack() -> Vec<String> {
 }
 // ANCHOR_END: redelivery
 
+/// A variation: A#1, A#2, A#3 and B#1 are delivered; the consumer nacks A#1 and
+/// acknowledges the others. Returns what the next pull hands out.
+fn after_a_nack() -> Vec<String> {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker(true, 10);
+    for e in [
+        effect("A", 1),
+        effect("A", 2),
+        effect("A", 3),
+        effect("B", 1),
+    ] {
+        let message = PubsubMessage::with_key(e.data(), e.account.clone());
+        broker.publish(&mut sim, TOPIC, message).expect("publish");
+    }
+    let batch = broker.pull(&mut sim, SUB, 10).expect("pull");
+    let (nacked, acked): (Vec<_>, Vec<_>) = batch
+        .iter()
+        .map(|r| (r.message.data.starts_with("A#1"), r.ack_id.clone()))
+        .partition(|(first, _)| *first);
+    let ids = |v: Vec<(bool, String)>| v.into_iter().map(|(_, id)| id).collect::<Vec<_>>();
+    broker.acknowledge(&mut sim, SUB, &ids(acked)).expect("ack");
+    broker
+        .modify_ack_deadline(&mut sim, SUB, &ids(nacked), 0)
+        .expect("nack");
+    labels(&broker.pull(&mut sim, SUB, 10).expect("pull"))
+}
+
 /// One message, pulled and acknowledged once, over every schedule with one fault.
 /// Returns whether any schedule delivered it again after its ack deadline passed.
 fn acked_message_delivered_again() -> bool {
@@ -71,19 +98,21 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         "an acknowledged message is never delivered again",
         !acked_came_back && !again.iter().any(|l| l == "A#3"),
     );
-    let redelivery_answer = match again.join(",").as_str() {
-        "A#2" => "a",
-        "A#2,A#3" => "b",
-        "A#2,A#3,B#1" | "B#1,A#2,A#3" => "c",
+    let after_nack = after_a_nack();
+    let answer = match after_nack.join(",").as_str() {
+        "A#1" => "a",
+        "" => "b",
+        "A#1,A#2,A#3" => "c",
         _ => "d",
     };
     obs.answer(
-        "redelivery",
-        redelivery_answer,
-        format!("the next pull handed out [{}]", again.join(", ")),
+        "after-a-nack",
+        answer,
+        format!("the next pull handed out [{}]", after_nack.join(", ")),
     );
     vec![
         ("redelivered_after_missed_ack", again.into()),
+        ("redelivered_after_a_nack_of_a1", after_nack.into()),
         (
             "acked_message_delivered_again_after_a_lost_ack",
             acked_came_back.into(),

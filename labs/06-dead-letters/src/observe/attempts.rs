@@ -2,10 +2,10 @@
 
 use super::{Summary, scope};
 use crate::scenarios::reminder_broker;
-use crate::world::{INVOICES, REMINDERS};
+use crate::world::{INVOICES, MailProvider, REMINDERS};
 use labkit::Observation;
 use labkit::fault;
-use sim_pubsub::PubsubMessage;
+use sim_pubsub::{Broker, PubsubMessage, SubscriptionConfig};
 use std::collections::BTreeSet;
 
 // ANCHOR: naive_reminders
@@ -41,12 +41,71 @@ fn reminders_by_attempts() -> BTreeSet<usize> {
 }
 // ANCHOR_END: naive_reminders
 
+/// A variation: a reminder job that keeps a durable count and counts a reminder once the
+/// provider confirmed it, but sends each one under a fresh key (the delivery's ack id);
+/// it nacks until five are counted. Over every schedule with one fault of the mail
+/// provider: the e-mails really sent, for each fault taken.
+fn counter_without_key() -> BTreeSet<(Vec<String>, usize)> {
+    let mut seen = BTreeSet::new();
+    fault::explore_all(scope(), |sim| {
+        let mut broker = Broker::new();
+        broker.create_topic(INVOICES).expect("topic");
+        let config = SubscriptionConfig::new(REMINDERS, INVOICES);
+        broker.create_subscription(config).expect("subscription");
+        broker.without_fault("pubsub:ack");
+        let message = PubsubMessage::new("INV-7");
+        broker.publish(sim, INVOICES, message).expect("publish");
+        let (mut mail, mut counted) = (MailProvider::default(), 0);
+        for _ in 0..10 {
+            for received in broker.pull(sim, REMINDERS, 1).expect("pull") {
+                let id = [received.ack_id.clone()];
+                let sent = mail.send(sim, true, ("reminder", "INV-7"), Some(&id[0]));
+                counted += usize::from(sent.is_ok());
+                if counted >= 5 {
+                    broker.acknowledge(sim, REMINDERS, &id).expect("ack");
+                } else {
+                    broker
+                        .modify_ack_deadline(sim, REMINDERS, &id, 0)
+                        .expect("nack");
+                }
+            }
+            broker.advance(sim, 10);
+        }
+        seen.insert((sim.fault_list(), mail.count("reminder", "INV-7")));
+        Ok(())
+    });
+    seen
+}
+
 pub(super) fn observe(obs: &mut Observation) -> Summary {
     let reminders = reminders_by_attempts();
     obs.check(
         "counting delivery attempts sends exactly five reminders",
         reminders.iter().all(|n| *n == 5),
     );
+    let runs = counter_without_key();
+    let sent_after = |fault: &str| {
+        runs.iter()
+            .find(|(faults, _)| faults.iter().any(|f| f.ends_with(fault)))
+            .map(|(_, sent)| *sent)
+    };
+    let sent = sent_after("applied, response lost");
+    let answer = match sent {
+        Some(5) => "a",
+        Some(6) => "b",
+        _ => "c",
+    };
+    obs.answer(
+        "counter-without-key",
+        answer,
+        format!("{sent:?} reminder e-mails when a send timed out after the e-mail went out"),
+    );
     let reminders: Vec<usize> = reminders.into_iter().collect();
-    vec![("reminders_sent_by_attempt_counting", reminders.into())]
+    vec![
+        ("reminders_sent_by_attempt_counting", reminders.into()),
+        (
+            "reminders_with_a_counter_and_fresh_keys_after_a_lost_response",
+            sent.into(),
+        ),
+    ]
 }

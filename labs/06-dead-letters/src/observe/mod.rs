@@ -9,12 +9,16 @@
 //!    service agent, on the operator, or only half of them;
 //! 2. `seek`: a consumer that debits on every delivery, and a seek back in time, with
 //!    and without retained acknowledged messages;
-//! 3. `attempts`: five reminders counted by `delivery_attempt`.
+//! 3. `attempts`: five reminders counted by `delivery_attempt`, and by a counter with
+//!    fresh keys;
+//! 4. `forwarded`: what becomes of a forwarded message (a dead-letter topic without a
+//!    subscription, the count a dead letter carries, a key of an ordered subscription).
 //!
 //! The answer keys live in `lab.toml`.
 
 mod attempts;
 mod dead_letter;
+mod forwarded;
 mod seek;
 
 use labkit::fault::Scope;
@@ -35,8 +39,12 @@ fn scope() -> Scope {
 pub fn run() -> Report {
     let mut obs = Observation::new("dead-letters");
     let mut summary = serde_json::Map::new();
-    let sections: [fn(&mut Observation) -> Summary; 3] =
-        [dead_letter::observe, seek::observe, attempts::observe];
+    let sections: [fn(&mut Observation) -> Summary; 4] = [
+        dead_letter::observe,
+        seek::observe,
+        attempts::observe,
+        forwarded::observe,
+    ];
     for section in sections {
         for (key, value) in section(&mut obs) {
             summary.insert(key.into(), value);
