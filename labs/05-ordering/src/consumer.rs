@@ -12,13 +12,12 @@
 //! message acknowledged in the end, and the balances of the fault-free run. Grade it with
 //! `cargo labs check 05`; `cargo labs hint 05` gives one hint at a time.
 
-use crate::world::{Consumer, Effect};
+use crate::world::{Consumer, Delivery, Effect};
 use labkit::fault::Crash;
-use sim_pubsub::ReceivedMessage;
 
 // ANCHOR: handle
 /// Applies the effect one delivered message carries.
-pub fn handle(consumer: &mut Consumer, received: &ReceivedMessage) -> Result<(), Crash> {
+pub fn handle(consumer: &mut Consumer, received: &Delivery) -> Result<(), Crash> {
     let effect = Effect::parse(&received.message);
     // Acknowledge at once, so that the broker does not send it again while we work.
     consumer.ack(received)?;
@@ -27,9 +26,9 @@ pub fn handle(consumer: &mut Consumer, received: &ReceivedMessage) -> Result<(),
         // Busy: nothing applied; ask for the message again.
         return consumer.nack(received);
     }
-    // TODO: this consumer trusts the broker to hand out each effect once, in order, and
-    // to stay quiet about what it was told is acknowledged. Make it meet the goal above
-    // whatever the world does.
+    // TODO: this consumer trusts the broker to hand out each effect once, in order,
+    // and to stay quiet about what it was told is acknowledged. Make it meet the goal
+    // above whatever the world does.
     consumer.commit(tx)
 }
 // ANCHOR_END: handle

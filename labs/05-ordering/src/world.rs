@@ -18,6 +18,9 @@ use labkit::fault::{Crash, Glyph, Sim};
 use rusqlite::{Connection, Transaction};
 use sim_pubsub::{Broker, Message, ReceivedMessage};
 
+/// One delivery of a message: its ack id, the message, the delivery attempt.
+pub use sim_pubsub::ReceivedMessage as Delivery;
+
 pub const TOPIC: &str = "ledger-events";
 pub const SUBSCRIPTION: &str = "ledger";
 

@@ -9,26 +9,26 @@
 //! Goal: the customer of each invoice receives exactly five reminder e-mails, under every
 //! schedule the graded suite explores. Grade it with `cargo labs check 06`.
 
-use crate::world::{REMINDERS_DEAD, Reminders};
+use crate::world::{Delivery, REMINDERS_DEAD, Reminders};
 use labkit::fault::Crash;
-use sim_pubsub::ReceivedMessage;
 
 // ANCHOR: on_reminder
 /// Sends the next reminder for the invoice a delivery carries.
-pub fn on_reminder(reminders: &mut Reminders, received: &ReceivedMessage) -> Result<(), Crash> {
+pub fn on_reminder(job: &mut Reminders, received: &Delivery) -> Result<(), Crash> {
     let invoice = received.message.data.clone();
-    if reminders.subscription() == REMINDERS_DEAD {
+    if job.subscription() == REMINDERS_DEAD {
         // Dead-lettered: the five attempts are used up, so five reminders went out.
-        reminders.ack(received);
+        job.ack(received);
         return Ok(());
     }
-    // One reminder per delivery; the dead-letter policy (5 attempts) stops it at five.
+    // One reminder per delivery; the dead-letter policy (5 attempts) stops it at
+    // five.
     // TODO: what does the broker promise about `delivery_attempt` and the maximum?
-    let _ = reminders.send_reminder(&invoice, &received.ack_id);
+    let _ = job.send_reminder(&invoice, &received.ack_id);
     if received.delivery_attempt >= 5 {
-        reminders.ack(received);
+        job.ack(received);
     } else {
-        reminders.nack(received);
+        job.nack(received);
     }
     Ok(())
 }

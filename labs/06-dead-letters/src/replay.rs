@@ -6,7 +6,7 @@
 //! while new payments keep arriving on the same subscription.
 //!
 //! * `start_replay` runs once, by the operator, before any delivery.
-//! * `handle_payment` runs for every delivery on `billing` from then on (replayed
+//! * `on_payment` runs for every delivery on `billing` from then on (replayed
 //!   messages, redeliveries, new payments), in one billing process or two at once; a
 //!   process can crash before or after a commit.
 //! * `replay_complete` is asked after every round; the first `true` ends the replay.
@@ -23,9 +23,8 @@
 //!
 //! Grade it with `cargo labs check 06`; `cargo labs hint 06` gives one hint at a time.
 
-use crate::world::{Billing, Payment, ReplayPlan};
+use crate::world::{Billing, Delivery, Payment, ReplayPlan};
 use labkit::fault::Crash;
-use sim_pubsub::ReceivedMessage;
 
 // ANCHOR: start_replay
 /// Prepares the replay of `plan` and returns the run's id.
@@ -36,15 +35,10 @@ pub fn start_replay(billing: &mut Billing, plan: &ReplayPlan) -> i64 {
 }
 // ANCHOR_END: start_replay
 
-// ANCHOR: handle_payment
+// ANCHOR: on_payment
 /// Handles one delivery of a payment during and after the replay.
-pub fn handle_payment(
-    billing: &mut Billing,
-    run: i64,
-    received: &ReceivedMessage,
-) -> Result<(), Crash> {
+pub fn on_payment(billing: &mut Billing, received: &Delivery) -> Result<(), Crash> {
     let payment = Payment::parse(&received.message);
-    let _ = run;
     // Replay means: run the consumer again over the interval.
     // TODO: some of this work exists already, and the log must say which.
     let tx = billing.begin();
@@ -54,7 +48,7 @@ pub fn handle_payment(
     billing.ack(received);
     Ok(())
 }
-// ANCHOR_END: handle_payment
+// ANCHOR_END: on_payment
 
 // ANCHOR: replay_complete
 /// The completion criterion: is the run done?

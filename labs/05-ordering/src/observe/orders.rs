@@ -7,10 +7,13 @@ use labkit::fault;
 use sim_pubsub::PubsubMessage;
 use std::collections::BTreeSet;
 
+/// The labels of one pull's messages, in the order it handed them out.
+type Order = Vec<String>;
+
 // ANCHOR: delivery_orders
 /// Every order in which one pull can hand out A#1, B#1, A#2, B#2, over every schedule
 /// with one fault. `key` chooses the ordering key of an effect.
-fn delivery_orders(ordering: bool, key: fn(&Effect) -> String) -> BTreeSet<Vec<String>> {
+fn delivery_orders(ordering: bool, key: fn(&Effect) -> String) -> BTreeSet<Order> {
     let mut orders = BTreeSet::new();
     fault::explore_all(scope(), |sim| {
         let mut broker = broker(ordering, 10);

@@ -53,8 +53,9 @@ pub(super) fn agent_grants() -> Vec<Grant> {
 }
 
 // ANCHOR: poison
-/// A poison message, nacked at every delivery for up to 20 deliveries. Returns how many
-/// times it was delivered before it reached the dead-letter subscription, or None.
+/// A poison message, nacked at every delivery for up to 20 deliveries. Returns how
+/// many times it was delivered before it reached the dead-letter subscription, if it
+/// did.
 pub(super) fn poison(sim: &mut Sim, broker: &mut Broker) -> Option<u32> {
     broker
         .publish(sim, "orders", PubsubMessage::new("order 17: malformed"))
@@ -69,7 +70,8 @@ pub(super) fn poison(sim: &mut Sim, broker: &mut Broker) -> Option<u32> {
             .modify_ack_deadline(sim, "fulfilment", &nack, 0)
             .expect("nack");
     }
-    (broker.backlog("orders-dead-sub") > 0).then(|| broker.deliveries("fulfilment", "1"))
+    let forwarded = broker.backlog("orders-dead-sub") > 0;
+    forwarded.then(|| broker.deliveries("fulfilment", "1"))
 }
 // ANCHOR_END: poison
 

@@ -21,6 +21,8 @@ mod dead_letter;
 mod forwarded;
 mod seek;
 
+pub use attempts::fewest_reminders_figure;
+
 use labkit::fault::Scope;
 use labkit::{Observation, Report};
 

@@ -19,32 +19,29 @@ impl Systems {
         &'a mut self,
         sim: &'a mut Sim,
         faults: Faults,
-        peer: Option<(Peer, i64)>,
+        run: i64,
+        peer: Option<Peer>,
     ) -> Billing<'a> {
-        Billing::start(
-            sim,
-            &mut self.broker,
-            &self.ledger,
-            &mut self.mail,
-            faults,
-            peer,
-        )
+        let (broker, ledger, mail) = (&mut self.broker, &self.ledger, &mut self.mail);
+        Billing::start(sim, broker, ledger, mail, faults, run, peer)
     }
 }
+
+/// What consumer v1 left of each payment, one published every ten seconds from t = 0.
+pub const HISTORY: [(&str, i64, &str); 6] = [
+    ("P1", 10, "complete"),
+    ("P2", 20, "complete"),
+    ("P3", 30, "debit only"),
+    ("P4", 40, "nothing"),
+    ("P5", 50, "debit only"),
+    ("P6", 60, "complete"),
+];
 
 // ANCHOR: incident
 /// The history of the incident, built fault-free (it is the past, not under test).
 fn incident(broker: &mut Broker, ledger: &Connection, mail: &mut MailProvider) {
     let mut past = Sim::fault_free();
-    let payments = [
-        ("P1", 10, "complete"),
-        ("P2", 20, "complete"),
-        ("P3", 30, "debit only"),
-        ("P4", 40, "nothing"),
-        ("P5", 50, "debit only"),
-        ("P6", 60, "complete"),
-    ];
-    for (id, amount, done) in payments {
+    for (id, amount, done) in HISTORY {
         let message = PubsubMessage::new(format!("{id} {amount}"));
         broker
             .publish(&mut past, PAYMENTS, message)

@@ -4,7 +4,7 @@ use super::history::{Systems, history};
 use crate::invariants::{
     ALL_REPLAY_INVARIANTS, INTERVAL_PAYMENTS, ReplayEnd, check_replay, debits,
 };
-use crate::replay::{handle_payment, replay_complete, start_replay};
+use crate::replay::{on_payment, replay_complete, start_replay};
 use crate::world::{BILLING, Billing, Faults, MailProvider, PAYMENTS, PLAN, Peer};
 use labkit::fault::{Crash, Glyph, Sim, Verdict};
 use rusqlite::Connection;
@@ -97,9 +97,9 @@ const FAULTY_ROUNDS: usize = 2;
 const DRAIN_ROUNDS: usize = 8;
 
 /// Handles a batch in order, until it ends or the process crashes.
-fn handle_batch(billing: &mut Billing, run: i64, batch: &[ReceivedMessage]) -> Result<(), Crash> {
+fn handle_batch(billing: &mut Billing, batch: &[ReceivedMessage]) -> Result<(), Crash> {
     for received in batch {
-        handle_payment(billing, run, received)?;
+        on_payment(billing, received)?;
     }
     Ok(())
 }
@@ -125,8 +125,8 @@ fn peer(
         ("another billing process pulls".into(), truth)
     });
     let batch = broker.pull(sim, BILLING, 10).expect("pull");
-    let mut billing = Billing::start(sim, broker, ledger, mail, faults, None);
-    if let Err(crash) = handle_batch(&mut billing, run, &batch) {
+    let mut billing = Billing::start(sim, broker, ledger, mail, faults, run, None);
+    if let Err(crash) = handle_batch(&mut billing, &batch) {
         record_crash(sim, crash);
     }
 }
@@ -137,12 +137,12 @@ fn consumer_round(
     sim: &mut Sim,
     systems: &mut Systems,
     faults: Faults,
-    stall: Option<(Peer, i64)>,
+    stall: Option<Peer>,
     run: i64,
 ) {
     let batch = systems.broker.pull(sim, BILLING, 10).expect("pull");
-    let mut billing = systems.billing(sim, faults, stall);
-    if let Err(crash) = handle_batch(&mut billing, run, &batch) {
+    let mut billing = systems.billing(sim, faults, run, stall);
+    if let Err(crash) = handle_batch(&mut billing, &batch) {
         record_crash(sim, crash);
     }
 }
@@ -172,18 +172,19 @@ fn missing_work(systems: &Systems) -> Vec<String> {
 /// complete (or the rounds run out), billing drains the rest; then the invariants.
 pub fn replay_scenario(sim: &mut Sim, world: &ReplayWorld) -> Verdict {
     let mut systems = history(sim, world);
-    let run = start_replay(&mut systems.billing(sim, world.faults, None), &PLAN);
+    // The operator's process: no replay run yet.
+    let run = start_replay(&mut systems.billing(sim, world.faults, 0, None), &PLAN);
     let mut completed_with_missing: Option<Vec<String>> = None;
     let mut declared = false;
     for round in 0..FAULTY_ROUNDS + DRAIN_ROUNDS {
         if round == FAULTY_ROUNDS {
             sim.heal();
         }
-        let stall: Option<(Peer, i64)> = (world.stalls && round == 0).then_some((peer, run));
+        let stall: Option<Peer> = (world.stalls && round == 0).then_some(peer);
         consumer_round(sim, &mut systems, world.faults, stall, run);
         systems.broker.advance(sim, 10);
         new_payment(sim, &mut systems, round + 1);
-        if replay_complete(&systems.billing(sim, world.faults, None), run) {
+        if replay_complete(&systems.billing(sim, world.faults, run, None), run) {
             let missing = missing_work(&systems);
             sim.note("operator", || format!("replay run {run} declared complete"));
             completed_with_missing = (!missing.is_empty()).then_some(missing);

@@ -20,6 +20,8 @@
 
 mod history;
 mod incident;
+
+pub use history::HISTORY;
 mod overdue;
 
 pub use incident::{

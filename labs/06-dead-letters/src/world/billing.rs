@@ -22,8 +22,10 @@ pub struct Billing<'a> {
     ledger: &'a Connection,
     mail: &'a mut MailProvider,
     faults: Faults,
-    /// Set while this process may still stall (once): the peer, and the replay run.
-    peer: Option<(Peer, i64)>,
+    /// The replay run this process works for (0 before the operator started one).
+    run: i64,
+    /// Set while this process may still stall (once): another process to run meanwhile.
+    peer: Option<Peer>,
 }
 
 impl<'a> Billing<'a> {
@@ -34,7 +36,8 @@ impl<'a> Billing<'a> {
         ledger: &'a Connection,
         mail: &'a mut MailProvider,
         faults: Faults,
-        peer: Option<(Peer, i64)>,
+        run: i64,
+        peer: Option<Peer>,
     ) -> Self {
         Billing {
             sim,
@@ -42,11 +45,17 @@ impl<'a> Billing<'a> {
             ledger,
             mail,
             faults,
+            run,
             peer,
         }
     }
 
     // ANCHOR: billing_steps
+    /// The replay run this process works for: the id `start_replay` returned.
+    pub fn run(&self) -> i64 {
+        self.run
+    }
+
     /// The ledger, for reads and for your own `replay_*` tables outside a transaction.
     pub fn ledger(&self) -> &'a Connection {
         self.ledger
@@ -149,7 +158,7 @@ impl Billing<'_> {
     /// only between transactions: its ack deadlines pass, and the broker hands its
     /// messages to a peer process, which handles them before this one goes on.
     fn stall(&mut self) {
-        let Some((peer, run)) = self.peer else { return };
+        let Some(peer) = self.peer else { return };
         if !self.ledger.is_autocommit()
             || self.sim.choose("billing:stall", &["go on", "stall 15 s"]) == 0
         {
@@ -161,14 +170,8 @@ impl Billing<'_> {
             ("(stalled)".into(), truth)
         });
         self.broker.advance(self.sim, STALL_SECONDS);
-        peer(
-            self.sim,
-            self.broker,
-            self.ledger,
-            self.mail,
-            self.faults,
-            run,
-        );
+        let (broker, ledger, mail) = (&mut *self.broker, self.ledger, &mut *self.mail);
+        peer(self.sim, broker, ledger, mail, self.faults, self.run);
         self.sim.event("billing", Glyph::Recover, || {
             let truth = "its batch was handed to another process meanwhile".into();
             ("goes on where it stopped".into(), truth)

@@ -28,6 +28,9 @@ pub use mail::{MailProvider, MailTimeout};
 
 use sim_pubsub::Message;
 
+/// One delivery of a message: its ack id, the message, the delivery attempt.
+pub use sim_pubsub::ReceivedMessage as Delivery;
+
 /// The faults of the application's processes and of the mail provider that a graded
 /// world lets the fault core choose (the broker's are switched on or off on the broker).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

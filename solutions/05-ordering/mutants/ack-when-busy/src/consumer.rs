@@ -1,13 +1,12 @@
 //! A wrong solution (catalogue entry): A busy ledger will catch up by itself: the delivery can be acknowledged.
 
-use crate::world::{Consumer, Effect};
+use crate::world::{Consumer, Delivery, Effect};
 use labkit::fault::Crash;
 use rusqlite::Transaction;
-use sim_pubsub::ReceivedMessage;
 
 // ANCHOR: handle
 /// Applies the effect one delivered message carries.
-pub fn handle(consumer: &mut Consumer, received: &ReceivedMessage) -> Result<(), Crash> {
+pub fn handle(consumer: &mut Consumer, received: &Delivery) -> Result<(), Crash> {
     let effect = Effect::parse(&received.message);
     let tx = consumer.begin();
     let next = next_seq(&tx, &effect.account);

@@ -1,13 +1,12 @@
 //! A wrong solution (catalogue entry): One consumer process runs at a time, so the check need not share the transaction that writes.
 
-use crate::world::{Consumer, Effect};
+use crate::world::{Consumer, Delivery, Effect};
 use labkit::fault::Crash;
 use rusqlite::Transaction;
-use sim_pubsub::ReceivedMessage;
 
 // ANCHOR: handle
 /// Applies the effect one delivered message carries.
-pub fn handle(consumer: &mut Consumer, received: &ReceivedMessage) -> Result<(), Crash> {
+pub fn handle(consumer: &mut Consumer, received: &Delivery) -> Result<(), Crash> {
     let effect = Effect::parse(&received.message);
     // One process pulls at a time: look first, then open the transaction that writes.
     let next = next_seq(&consumer.begin(), &effect.account);

@@ -1,16 +1,15 @@
 //! A wrong solution (catalogue entry): Counting a reminder before sending it keeps the count from running behind.
 
-use crate::world::{REMINDERS_PER_INVOICE, Reminders};
+use crate::world::{Delivery, REMINDERS_PER_INVOICE, Reminders};
 use labkit::fault::Crash;
-use sim_pubsub::ReceivedMessage;
 
 // ANCHOR: on_reminder
 /// Sends the next reminder for the invoice a delivery carries.
-pub fn on_reminder(reminders: &mut Reminders, received: &ReceivedMessage) -> Result<(), Crash> {
+pub fn on_reminder(job: &mut Reminders, received: &Delivery) -> Result<(), Crash> {
     // The same handler serves `reminders` and `reminders-dead`: where the delivery came
     // from does not say how many reminders went out; the counter does.
     let invoice = received.message.data.clone();
-    let tx = reminders.begin();
+    let tx = job.begin();
     let sent: i64 = tx
         .query_row(
             "SELECT COALESCE((SELECT sent FROM reminder_counter WHERE invoice = ?1), 0)",
@@ -20,7 +19,7 @@ pub fn on_reminder(reminders: &mut Reminders, received: &ReceivedMessage) -> Res
         .expect("read counter");
     if sent >= REMINDERS_PER_INVOICE {
         drop(tx);
-        reminders.ack(received);
+        job.ack(received);
         return Ok(());
     }
     let next = sent + 1;
@@ -33,17 +32,17 @@ pub fn on_reminder(reminders: &mut Reminders, received: &ReceivedMessage) -> Res
         (&invoice, next),
     )
     .expect("count reminder");
-    reminders.commit(tx)?;
-    if reminders.send_reminder(&invoice, &key).is_err() {
+    job.commit(tx)?;
+    if job.send_reminder(&invoice, &key).is_err() {
         // Counted already: the next delivery sends the next one.
-        reminders.nack(received);
+        job.nack(received);
         return Ok(());
     }
     if next == REMINDERS_PER_INVOICE {
-        reminders.ack(received);
+        job.ack(received);
     } else {
         // Ask for the next delivery: the next reminder.
-        reminders.nack(received);
+        job.nack(received);
     }
     Ok(())
 }
