@@ -130,7 +130,12 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
     obs.answer(
         "counter-without-key",
         answer,
-        format!("{sent:?} reminder e-mails when a send timed out after the e-mail went out"),
+        match sent {
+            Some(n) => {
+                format!("{n} reminder e-mails when a send timed out after the e-mail went out")
+            }
+            None => "no schedule timed out after the e-mail went out".into(),
+        },
     );
     let reminders: Vec<usize> = reminders.into_iter().collect();
     vec![

@@ -1,21 +1,18 @@
 //! The graded worlds and the explorations the graded suite makes. Complete code: read
 //! it, do not change it.
 //!
-//! * `incident`: billing and a replay. Payments P1…P7 are published to `payments`, one
-//!   every ten seconds, and consumed through the subscription `billing` (acknowledged
-//!   messages retained). Each payment has two effects: a debit in the ledger (SQLite
-//!   table `debits`) and a receipt e-mail sent by the mail provider. Consumer version v1
-//!   had a bug between t = 20 s and t = 60 s: it acknowledged on receipt and crashed
-//!   part-way, so P3 and P5 were debited without a receipt and P4 was not debited at all;
-//!   P6 went through whole. P1 and P2 (before the incident) are complete; P7 arrives
-//!   after v2 is deployed and has not been processed. The history is built once,
-//!   fault-free; then your replay procedure runs with consumer v2 under faults: crashes
-//!   before and after a commit, lost acknowledgements, a receipt send whose response is
-//!   lost, and pulls that still see the state before the seek.
-//! * `overdue`: an overdue invoice, INV-7, is published once to `invoices-overdue`. The
+//! * `incident` (with `history`): billing and a replay. Payments P1…P6 were published to
+//!   `payments`, one every ten seconds, and consumed through the subscription `billing`
+//!   (acknowledged messages retained). Each payment has two effects: a debit in the
+//!   ledger (SQLite table `debits`) and a receipt e-mail sent by the mail provider.
+//!   Consumer version v1 acknowledged on receipt and crashed part-way between t = 20 s and
+//!   t = 60 s (`HISTORY`); P7 arrived after v2 was deployed, and a new payment arrives in
+//!   every round of the replay. The history is built fault-free; then your replay
+//!   procedure runs with consumer v2 in one world per kind of fault.
+//! * `overdue`: overdue invoices, each published once to `invoices-overdue`. The
 //!   subscription `reminders` has a dead-letter policy (`reminders-dead`, 5 attempts)
 //!   with the service agent's permissions granted, and `reminders-dead` has its own
-//!   subscription; your handler receives deliveries from both. The customer must
+//!   subscription; your handler receives deliveries from both. Each customer must
 //!   receive exactly five reminder e-mails.
 
 mod history;
