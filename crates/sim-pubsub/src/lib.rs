@@ -56,9 +56,11 @@
 //! (`pubsub:dead-letter`), whether the ordering cascade happens when a dead-letter policy
 //! is in place (`pubsub:ordered-dead-letter`), which state a pull after a seek sees
 //! (`pubsub:after-seek`), and whether a [`Publisher`]'s publish fails (`pubsub:publish`).
-//! Option 0 is always the documented nominal behaviour. Ack deadlines are [`Timers`] on the broker's own logical clock, in seconds,
-//! which moves only when [`Broker::advance`] is called (and then moves the fault core's
-//! clock by the same amount).
+//! Option 0 is always the documented nominal behaviour, and a scenario may switch any of
+//! the broker's sites off ([`Broker::without_fault`]) to study the others. Ack deadlines
+//! are [`Timers`] on the broker's own logical clock, in seconds, which moves only when
+//! [`Broker::advance`] is called (and then moves the fault core's clock by the same
+//! amount).
 //!
 //! Simplifications, said once here and again in the chapters:
 //!
@@ -344,6 +346,8 @@ pub struct Broker {
     snapshots: BTreeMap<String, Snapshot>,
     bindings: BTreeSet<(Resource, String, String)>,
     deadlines: Timers<(String, u64)>,
+    /// Choice sites the scenario switched off: the broker takes their nominal option.
+    nominal: BTreeSet<&'static str>,
 }
 
 impl Broker {
@@ -354,6 +358,14 @@ impl Broker {
     /// The broker's clock, in seconds.
     pub fn now(&self) -> u64 {
         self.now
+    }
+
+    /// Switches one of the broker's choice sites off (`"pubsub:ack"`, …): from now on the
+    /// broker takes its nominal option there without asking the fault core. A graded
+    /// world that studies one kind of fault switches the others off, so that its
+    /// exploration stays small and its failures are about that fault.
+    pub fn without_fault(&mut self, site: &'static str) {
+        self.nominal.insert(site);
     }
 
     // ---- administration -------------------------------------------------------------
@@ -602,7 +614,9 @@ impl Broker {
                     .any(|e| e.stale_after_seek || e.replayed_by_seek)
         };
         if unsettled
-            && sim.choose(
+            && choose(
+                &self.nominal,
+                sim,
                 "pubsub:after-seek",
                 &["seek in effect", "state before the seek"],
             ) == 1
@@ -710,7 +724,9 @@ impl Broker {
             }
         }
         if groups.len() < 2
-            || sim.choose(
+            || choose(
+                &self.nominal,
+                sim,
                 "pubsub:pull-order",
                 &["publish order", "keys in reverse order"],
             ) == 0
@@ -832,7 +848,7 @@ impl Broker {
             return Ok(responses);
         }
         let lost = if exactly_once { "failed" } else { "lost" };
-        if sim.choose("pubsub:ack", &["recorded", lost]) == 1 {
+        if choose(&self.nominal, sim, "pubsub:ack", &["recorded", lost]) == 1 {
             if exactly_once {
                 for response in &mut responses {
                     if *response == AckResponse::Success {
@@ -941,9 +957,11 @@ impl Broker {
             let next = entry.attempts;
             let max = policy.max_delivery_attempts;
             let forward = if next > max {
-                sim.choose("pubsub:dead-letter", &["forward", "deliver once more"]) == 0
+                let options = ["forward", "deliver once more"];
+                choose(&self.nominal, sim, "pubsub:dead-letter", &options) == 0
             } else if next == max {
-                sim.choose("pubsub:dead-letter", &["deliver again", "forward early"]) == 1
+                let options = ["deliver again", "forward early"];
+                choose(&self.nominal, sim, "pubsub:dead-letter", &options) == 1
             } else {
                 false
             };
@@ -1010,7 +1028,9 @@ impl Broker {
             return;
         }
         if dead_lettering
-            && sim.choose(
+            && choose(
+                &self.nominal,
+                sim,
                 "pubsub:ordered-dead-letter",
                 &[
                     "later messages of the key delivered again",
@@ -1240,6 +1260,21 @@ fn check_name(kind: &str, name: &str) -> Result<(), PubSubError> {
             format!("the {kind} name {name:?} {problem}"),
         )),
         None => Ok(()),
+    }
+}
+
+/// Asks the fault core at `site`, unless the scenario switched the site off
+/// ([`Broker::without_fault`]): then the nominal option, 0.
+fn choose(
+    nominal: &BTreeSet<&'static str>,
+    sim: &mut Sim,
+    site: &'static str,
+    options: &[&'static str],
+) -> usize {
+    if nominal.contains(site) {
+        0
+    } else {
+        sim.choose(site, options)
     }
 }
 

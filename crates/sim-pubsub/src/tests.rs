@@ -1048,6 +1048,62 @@ fn without_ordering_a_failed_publish_fails_alone() {
     assert_eq!(results, vec![false, true]);
 }
 
+// Subscription.enable_exactly_once_delivery (REST reference,
+// https://cloud.google.com/pubsub/docs/reference/rest/v1/projects.subscriptions, and
+// googleapis/googleapis google/pubsub/v1/pubsub.proto): "Note that subscribers may still
+// receive multiple copies of a message when `enable_exactly_once_delivery` is true if the
+// message was published multiple times by a publisher client. These copies are considered
+// distinct by Pub/Sub and have distinct `message_id` values." A publisher that publishes
+// the same effect again (its first response was lost) makes a second message: a new
+// message_id, delivered and acknowledged on its own.
+#[test]
+fn a_message_published_twice_is_two_messages_with_distinct_ids() {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker_with(|c| {
+        c.enable_message_ordering = true;
+        c.enable_exactly_once_delivery = true;
+    });
+    publish_all(
+        &mut broker,
+        &mut sim,
+        &[("A", "a1"), ("A", "a2"), ("A", "a1")],
+    );
+    let batch = broker.pull(&mut sim, "ledger", 10).unwrap();
+    assert_eq!(ids(&batch), vec!["1", "2", "3"]);
+    let data: Vec<&str> = batch.iter().map(|r| r.message.data.as_str()).collect();
+    assert_eq!(data, vec!["a1", "a2", "a1"], "the same content, twice");
+    let answers = broker
+        .acknowledge_with_response(&mut sim, "ledger", &ack_ids(&batch[..1]))
+        .unwrap();
+    assert_eq!(answers, vec![AckResponse::Success]);
+    assert_eq!(
+        broker.ack_state("ledger", "3"),
+        Some(AckState::Outstanding),
+        "acknowledging the first copy acknowledges nothing of the second"
+    );
+}
+
+// Not a documentation claim: a facility of the simulator. A site switched off with
+// `Broker::without_fault` takes its nominal option in every schedule, and the fault core
+// is not asked there at all (the other sites still are).
+#[test]
+fn a_switched_off_site_takes_its_nominal_option() {
+    let mut lost_acks = BTreeSet::new();
+    let mut sites = BTreeSet::new();
+    explore_all(scope(1), |sim| {
+        let mut broker = broker_with(|c| c.enable_message_ordering = true);
+        broker.without_fault("pubsub:ack");
+        publish_all(&mut broker, sim, &[("A", "a1"), ("B", "b1")]);
+        let batch = broker.pull(sim, "ledger", 10)?;
+        broker.acknowledge(sim, "ledger", &ack_ids(&batch))?;
+        lost_acks.insert(broker.backlog("ledger"));
+        sites.extend(sim.path().iter().map(|c| c.site));
+        Ok(())
+    });
+    assert_eq!(lost_acks, BTreeSet::from([0]), "every ack recorded");
+    assert_eq!(sites, BTreeSet::from(["pubsub:pull-order"]));
+}
+
 // Not a documentation claim: the determinism rule of the fault core. The same token
 // prints the same timeline.
 #[test]

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     lab_main(LabBinary {
         observe: ordering::observe::run,
-        scenarios: ordering::harness::SCENARIOS,
-        figures: ordering::harness::figures,
+        scenarios: ordering::scenarios::SCENARIOS,
+        figures: ordering::figures::figures,
     })
 }

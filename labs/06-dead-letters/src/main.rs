@@ -4,7 +4,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     lab_main(LabBinary {
         observe: dead_letters::observe::run,
-        scenarios: dead_letters::harness::SCENARIOS,
-        figures: dead_letters::harness::figures,
+        scenarios: dead_letters::scenarios::SCENARIOS,
+        figures: dead_letters::figures::figures,
     })
 }

@@ -1,36 +1,34 @@
-//! The build phase, part 2: exactly five reminder e-mails.
+//! The build phase, part 2: exactly five reminder e-mails per overdue invoice.
 //!
 //! `on_reminder` runs for every delivery of an overdue invoice, from the subscription
 //! `reminders` (dead-letter policy: 5 attempts) and, once the broker forwarded it, from
-//! `reminders-dead`. The process can crash before or after a commit; acks can be lost; a
-//! reminder send can time out after the e-mail went out.
+//! `reminders-dead`. Several invoices are overdue at once. The process can crash before
+//! or after a commit; acks can be lost; a reminder send can time out, whether or not the
+//! e-mail went out.
 //!
-//! Goal: the customer receives exactly five reminder e-mails, under every schedule the
-//! graded suite explores. Grade it with `cargo labs check 06`.
+//! Goal: the customer of each invoice receives exactly five reminder e-mails, under every
+//! schedule the graded suite explores. Grade it with `cargo labs check 06`.
 
-use crate::harness::{REMINDERS_DEAD, Reminders};
+use crate::world::{Delivery, REMINDERS_DEAD, Reminders};
 use labkit::fault::Crash;
-use sim_pubsub::ReceivedMessage;
 
 // ANCHOR: on_reminder
 /// Sends the next reminder for the invoice a delivery carries.
-pub fn on_reminder(reminders: &mut Reminders, received: &ReceivedMessage) -> Result<(), Crash> {
+pub fn on_reminder(job: &mut Reminders, received: &Delivery) -> Result<(), Crash> {
     let invoice = received.message.data.clone();
-    if reminders.subscription() == REMINDERS_DEAD {
+    if job.subscription() == REMINDERS_DEAD {
         // Dead-lettered: the five attempts are used up, so five reminders went out.
-        reminders.ack(received);
+        job.ack(received);
         return Ok(());
     }
-    // One reminder per delivery; the dead-letter policy (5 attempts) stops it at five.
-    // TODO: max_delivery_attempts and delivery_attempt are approximate, acks get lost,
-    // sends time out. Count the reminders yourself, durably (`reminder_counter`), give
-    // each one an idempotency key derived from that count, and keep going from
-    // `reminders-dead` if the broker forwards the invoice early.
-    let _ = reminders.send_reminder(&invoice, &received.ack_id);
+    // One reminder per delivery; the dead-letter policy (5 attempts) stops it at
+    // five.
+    // TODO: what does the broker promise about `delivery_attempt` and the maximum?
+    let _ = job.send_reminder(&invoice, &received.ack_id);
     if received.delivery_attempt >= 5 {
-        reminders.ack(received);
+        job.ack(received);
     } else {
-        reminders.nack(received);
+        job.nack(received);
     }
     Ok(())
 }

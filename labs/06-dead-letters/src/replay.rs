@@ -2,48 +2,45 @@
 //!
 //! The incident: consumer v1 acknowledged payments on receipt and crashed part-way, so in
 //! the interval `PLAN` some payments are complete, some are debited without a receipt,
-//! one is not debited at all. v2 is deployed; your procedure replays the interval with it.
+//! one is not debited at all. v2 is deployed; your procedure replays the interval with it,
+//! while new payments keep arriving on the same subscription.
 //!
 //! * `start_replay` runs once, by the operator, before any delivery.
-//! * `handle_payment` runs for every delivery on `billing` from then on (replayed
-//!   messages, redeliveries, and new payments published after the interval); the process
-//!   can crash before or after a commit.
+//! * `on_payment` runs for every delivery on `billing` from then on (replayed
+//!   messages, redeliveries, new payments), in one billing process or two at once; a
+//!   process can crash before or after a commit.
 //! * `replay_complete` is asked after every round; the first `true` ends the replay.
 //!
-//! Goal: every payment ends with exactly one debit and one receipt; the run records its
-//! interval and consumer version; its `replay_log` says `recovered` for the payments whose
-//! work was partly or not done and `duplicate` for those already complete; completion is
-//! declared only when it is true. Grade it with `cargo labs check 06`.
+//! Goal, under every schedule the graded suite explores:
+//!
+//! * every payment ends with exactly one debit and one receipt;
+//! * the run is on record with its interval and consumer version (`replay_runs`), and its
+//!   `replay_log` says `recovered` for each payment of the interval whose work was partly
+//!   or not done before the replay, `duplicate` for each one that was complete, and
+//!   nothing for the others;
+//! * the replay is declared complete, and not before every payment of the interval has
+//!   its effects.
+//!
+//! Grade it with `cargo labs check 06`; `cargo labs hint 06` gives one hint at a time.
 
-use crate::harness::{Billing, Payment, ReplayPlan};
+use crate::world::{Billing, Delivery, Payment, ReplayPlan};
 use labkit::fault::Crash;
-use sim_pubsub::ReceivedMessage;
 
 // ANCHOR: start_replay
 /// Prepares the replay of `plan` and returns the run's id.
 pub fn start_replay(billing: &mut Billing, plan: &ReplayPlan) -> i64 {
-    // TODO: a replay is an operation, not a button. Record the run (interval, consumer
-    // version) in `replay_runs`, and the payments it must cover in `replay_expected`
-    // (`billing.published_between`), before the seek.
+    // TODO: a replay that nobody can audit: what did it cover, which code ran it?
     billing.seek_to(plan.from);
     1
 }
 // ANCHOR_END: start_replay
 
-// ANCHOR: handle_payment
+// ANCHOR: on_payment
 /// Handles one delivery of a payment during and after the replay.
-pub fn handle_payment(
-    billing: &mut Billing,
-    run: i64,
-    received: &ReceivedMessage,
-) -> Result<(), Crash> {
+pub fn on_payment(billing: &mut Billing, received: &Delivery) -> Result<(), Crash> {
     let payment = Payment::parse(&received.message);
-    let _ = run;
     // Replay means: run the consumer again over the interval.
-    // TODO: some of this work exists already. Look each effect up by the payment's
-    // identity (the ledger for the debit, the provider's sent log for the receipt), apply
-    // only what is missing, and record in `replay_log` whether the payment was recovered
-    // or a duplicate, in the transaction that applies the debit.
+    // TODO: some of this work exists already, and the log must say which.
     let tx = billing.begin();
     billing.debit(&tx, &payment);
     billing.commit(tx)?;
@@ -51,14 +48,13 @@ pub fn handle_payment(
     billing.ack(received);
     Ok(())
 }
-// ANCHOR_END: handle_payment
+// ANCHOR_END: on_payment
 
 // ANCHOR: replay_complete
 /// The completion criterion: is the run done?
 pub fn replay_complete(billing: &Billing, run: i64) -> bool {
     let _ = run;
-    // TODO: an empty backlog says the broker has nothing unacknowledged, not that the
-    // interval's work exists. Check the run's expected payments instead.
+    // TODO: is an empty backlog evidence that the interval's work exists?
     billing.backlog() == 0
 }
 // ANCHOR_END: replay_complete

@@ -2,14 +2,13 @@
 //! recognises effects it already applied (in the same transaction as the effect), and
 //! acknowledges only after the commit.
 
-use crate::harness::{Consumer, Effect};
+use crate::world::{Consumer, Delivery, Effect};
 use labkit::fault::Crash;
 use rusqlite::Transaction;
-use sim_pubsub::ReceivedMessage;
 
 // ANCHOR: handle
 /// Applies the effect one delivered message carries.
-pub fn handle(consumer: &mut Consumer, received: &ReceivedMessage) -> Result<(), Crash> {
+pub fn handle(consumer: &mut Consumer, received: &Delivery) -> Result<(), Crash> {
     let effect = Effect::parse(&received.message);
     let tx = consumer.begin();
     let next = next_seq(&tx, &effect.account);

@@ -1,17 +1,16 @@
 //! The build phase, part 2, solved: five reminders counted by a durable counter of the
 //! application's own, each sent under an idempotency key derived from the count.
 
-use crate::harness::{REMINDERS_PER_INVOICE, Reminders};
+use crate::world::{Delivery, REMINDERS_PER_INVOICE, Reminders};
 use labkit::fault::Crash;
-use sim_pubsub::ReceivedMessage;
 
 // ANCHOR: on_reminder
 /// Sends the next reminder for the invoice a delivery carries.
-pub fn on_reminder(reminders: &mut Reminders, received: &ReceivedMessage) -> Result<(), Crash> {
+pub fn on_reminder(job: &mut Reminders, received: &Delivery) -> Result<(), Crash> {
     // The same handler serves `reminders` and `reminders-dead`: where the delivery came
     // from does not say how many reminders went out; the counter does.
     let invoice = received.message.data.clone();
-    let tx = reminders.begin();
+    let tx = job.begin();
     let sent: i64 = tx
         .query_row(
             "SELECT COALESCE((SELECT sent FROM reminder_counter WHERE invoice = ?1), 0)",
@@ -21,16 +20,16 @@ pub fn on_reminder(reminders: &mut Reminders, received: &ReceivedMessage) -> Res
         .expect("read counter");
     if sent >= REMINDERS_PER_INVOICE {
         drop(tx);
-        reminders.ack(received);
+        job.ack(received);
         return Ok(());
     }
     let next = sent + 1;
     // The same key for a retry of the same reminder: the provider sends it once.
     let key = format!("{invoice}/reminder-{next}");
-    if reminders.send_reminder(&invoice, &key).is_err() {
+    if job.send_reminder(&invoice, &key).is_err() {
         // Maybe sent: the counter stays, the next delivery retries under the same key.
         drop(tx);
-        reminders.nack(received);
+        job.nack(received);
         return Ok(());
     }
     tx.execute(
@@ -39,12 +38,12 @@ pub fn on_reminder(reminders: &mut Reminders, received: &ReceivedMessage) -> Res
         (&invoice, next),
     )
     .expect("count reminder");
-    reminders.commit(tx)?;
+    job.commit(tx)?;
     if next == REMINDERS_PER_INVOICE {
-        reminders.ack(received);
+        job.ack(received);
     } else {
         // Ask for the next delivery: the next reminder.
-        reminders.nack(received);
+        job.nack(received);
     }
     Ok(())
 }

@@ -2,10 +2,9 @@
 //! consumer version and expected payments, applies only missing effects, tells recovery
 //! from duplication, and declares completion from evidence.
 
-use crate::harness::{Billing, Payment, ReplayPlan};
+use crate::world::{Billing, Delivery, Payment, ReplayPlan};
 use labkit::fault::Crash;
 use rusqlite::OptionalExtension;
-use sim_pubsub::ReceivedMessage;
 
 // ANCHOR: start_replay
 /// Prepares the replay of `plan` and returns the run's id.
@@ -32,13 +31,10 @@ pub fn start_replay(billing: &mut Billing, plan: &ReplayPlan) -> i64 {
 }
 // ANCHOR_END: start_replay
 
-// ANCHOR: handle_payment
+// ANCHOR: on_payment
 /// Handles one delivery of a payment during and after the replay.
-pub fn handle_payment(
-    billing: &mut Billing,
-    run: i64,
-    received: &ReceivedMessage,
-) -> Result<(), Crash> {
+pub fn on_payment(billing: &mut Billing, received: &Delivery) -> Result<(), Crash> {
+    let run = billing.run();
     let payment = Payment::parse(&received.message);
     let tx = billing.begin();
     let debited = billing.debit_exists(&tx, &payment.id);
@@ -81,7 +77,7 @@ pub fn handle_payment(
     billing.ack(received);
     Ok(())
 }
-// ANCHOR_END: handle_payment
+// ANCHOR_END: on_payment
 
 // ANCHOR: replay_complete
 /// The completion criterion: every expected payment of the run is logged, debited and

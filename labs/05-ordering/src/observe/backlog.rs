@@ -1,0 +1,97 @@
+//! The backlog one key for the bank leaves, against one key per account.
+
+use super::{SUB, Summary, TOPIC, account_key, bank_key, broker, effect};
+use crate::world::Effect;
+use labkit::Observation;
+use labkit::fault::Sim;
+use labkit::figure::BarChart;
+use sim_pubsub::{PubsubMessage, ReceivedMessage};
+use std::collections::{BTreeMap, VecDeque};
+
+// ANCHOR: backlog
+/// The backlog, second by second, of 12 effects (accounts A, B, C, four each) consumed by
+/// `workers` workers that take one second per message and never work on two messages of
+/// one ordering key at once (the key's order is the business's sequence).
+pub fn backlog_over_time(key: fn(&Effect) -> String, workers: usize) -> Vec<usize> {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker(true, 600);
+    for seq in 1..=4 {
+        for account in ["A", "B", "C"] {
+            let e = effect(account, seq);
+            let message = PubsubMessage::with_key(e.data(), key(&e));
+            broker.publish(&mut sim, TOPIC, message).expect("publish");
+        }
+    }
+    let mut queues: BTreeMap<String, VecDeque<ReceivedMessage>> = BTreeMap::new();
+    let mut series = vec![broker.backlog(SUB)];
+    while broker.backlog(SUB) > 0 && series.len() < 40 {
+        for received in broker.pull(&mut sim, SUB, 100).expect("pull") {
+            let key = received.message.ordering_key.clone();
+            queues.entry(key).or_default().push_back(received);
+        }
+        // One message per key at a time, at most `workers` at once.
+        let mut done = Vec::new();
+        for queue in queues.values_mut() {
+            if done.len() == workers {
+                break;
+            }
+            if let Some(received) = queue.pop_front() {
+                done.push(received.ack_id);
+            }
+        }
+        broker.advance(&mut sim, 1);
+        broker.acknowledge(&mut sim, SUB, &done).expect("ack");
+        series.push(broker.backlog(SUB));
+    }
+    series
+}
+// ANCHOR_END: backlog
+
+/// The backlog chart of chapter 5, from the same measurement the lab reports.
+pub fn backlog_chart() -> BarChart {
+    let bank = backlog_over_time(bank_key, 3);
+    let accounts = backlog_over_time(account_key, 3);
+    let len = bank.len().max(accounts.len());
+    let pad = |mut v: Vec<usize>| {
+        v.resize(len, 0);
+        v.into_iter().map(|n| n as f64).collect::<Vec<f64>>()
+    };
+    BarChart {
+        title: "Backlog, 12 effects, 3 workers, 1 s per message".into(),
+        y_label: "unacknowledged messages".into(),
+        categories: (0..len).map(|t| format!("{t}s")).collect(),
+        series: vec![
+            ("one key for the bank".into(), pad(bank)),
+            ("one key per account".into(), pad(accounts)),
+        ],
+    }
+}
+
+pub(super) fn observe(obs: &mut Observation) -> Summary {
+    let bank_backlog = backlog_over_time(bank_key, 3);
+    let account_backlog = backlog_over_time(account_key, 3);
+    let (bank_secs, account_secs) = (bank_backlog.len() - 1, account_backlog.len() - 1);
+    obs.check(
+        "one key for the bank drains the backlog as fast as per-account",
+        bank_secs <= account_secs,
+    );
+    // A variation: twice the workers, one key per account.
+    let six_workers = backlog_over_time(account_key, 6).len() - 1;
+    let answer = if six_workers * 2 <= account_secs {
+        "a"
+    } else if six_workers == account_secs {
+        "b"
+    } else {
+        "c"
+    };
+    obs.answer(
+        "more-workers",
+        answer,
+        format!("one key per account: empty after {account_secs} s with three workers, after {six_workers} s with six"),
+    );
+    vec![
+        ("backlog_one_bank_key", bank_backlog.into()),
+        ("backlog_per_account_keys", account_backlog.into()),
+        ("seconds_per_account_keys_six_workers", six_workers.into()),
+    ]
+}

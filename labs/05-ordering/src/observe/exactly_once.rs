@@ -1,0 +1,89 @@
+//! Exactly-once delivery, with a consumer that is sometimes slower than its deadline.
+
+use super::{SUB, Summary, TOPIC, effect, scope};
+use labkit::Observation;
+use labkit::fault;
+use sim_pubsub::{AckResponse, Broker, PubsubMessage, SubscriptionConfig};
+use std::collections::BTreeSet;
+
+/// What one schedule of the exactly-once experiment saw.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct ExactlyOnceRun {
+    /// How many times the consumer applied A#1.
+    applied: usize,
+    /// What each ack was told, and whether it was sent after the deadline had passed.
+    acks: Vec<(AckResponse, bool)>,
+}
+
+// ANCHOR: exactly_once
+/// A subscription with exactly-once delivery (and a 10 s ack deadline). The consumer
+/// applies each delivered effect, then acknowledges with `acknowledge_with_response`; its
+/// work takes 5 s or 15 s, a choice of the fault core. Over every schedule with one fault:
+/// how often was A#1 applied, and what was each ack told?
+fn exactly_once_runs() -> BTreeSet<ExactlyOnceRun> {
+    let mut runs = BTreeSet::new();
+    fault::explore_all(scope(), |sim| {
+        let mut broker = Broker::new();
+        broker.create_topic(TOPIC).expect("topic");
+        let mut config = SubscriptionConfig::new(SUB, TOPIC);
+        config.enable_exactly_once_delivery = true;
+        broker.create_subscription(config).expect("subscription");
+        let e = effect("A", 1);
+        let message = PubsubMessage::with_key(e.data(), e.account.clone());
+        broker.publish(sim, TOPIC, message).expect("publish");
+        let mut run = ExactlyOnceRun {
+            applied: 0,
+            acks: Vec::new(),
+        };
+        for _ in 0..4 {
+            for received in broker.pull(sim, SUB, 10).expect("pull") {
+                run.applied += 1; // the effect, applied before the ack
+                let seconds = [5, 15][sim.choose("worker:duration", &["5 s", "15 s"])];
+                broker.advance(sim, seconds);
+                let answer = broker
+                    .acknowledge_with_response(sim, SUB, &[received.ack_id])
+                    .expect("ack");
+                run.acks.push((answer[0], seconds > 10));
+            }
+            broker.advance(sim, 10);
+        }
+        runs.insert(run);
+        Ok(())
+    });
+    runs
+}
+// ANCHOR_END: exactly_once
+
+pub(super) fn observe(obs: &mut Observation) -> Summary {
+    let exactly_once = exactly_once_runs();
+    obs.check(
+        "with exactly-once delivery each effect is applied once",
+        exactly_once.iter().all(|r| r.applied == 1),
+    );
+    let late_acks: Vec<AckResponse> = exactly_once
+        .iter()
+        .flat_map(|r| r.acks.iter().filter(|(_, late)| *late).map(|(a, _)| *a))
+        .collect();
+    obs.check(
+        "with exactly-once delivery a late ack is reported as failed",
+        !late_acks.is_empty() && late_acks.iter().all(|a| *a != AckResponse::Success),
+    );
+    // What each schedule's acks were told, `(late)` after the deadline had passed.
+    let acks_told: Vec<Vec<String>> = exactly_once
+        .iter()
+        .map(|r| {
+            r.acks
+                .iter()
+                .map(|(answer, late)| match late {
+                    true => format!("{answer:?} (late)"),
+                    false => format!("{answer:?}"),
+                })
+                .collect()
+        })
+        .collect();
+    let applications: Vec<usize> = exactly_once.iter().map(|r| r.applied).collect();
+    vec![
+        ("exactly_once_applications", applications.into()),
+        ("exactly_once_acks", acks_told.into()),
+    ]
+}

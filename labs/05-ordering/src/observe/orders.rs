@@ -1,0 +1,70 @@
+//! The order a pull hands out: one key for the bank, one key per account, no ordering.
+
+use super::{SUB, Summary, TOPIC, account_key, bank_key, broker, effect, labels, scope};
+use crate::world::Effect;
+use labkit::Observation;
+use labkit::fault;
+use sim_pubsub::PubsubMessage;
+use std::collections::BTreeSet;
+
+/// The labels of one pull's messages, in the order it handed them out.
+type Order = Vec<String>;
+
+// ANCHOR: delivery_orders
+/// Every order in which one pull can hand out A#1, B#1, A#2, B#2, over every schedule
+/// with one fault. `key` chooses the ordering key of an effect.
+fn delivery_orders(ordering: bool, key: fn(&Effect) -> String) -> BTreeSet<Order> {
+    let mut orders = BTreeSet::new();
+    fault::explore_all(scope(), |sim| {
+        let mut broker = broker(ordering, 10);
+        for e in [
+            effect("A", 1),
+            effect("B", 1),
+            effect("A", 2),
+            effect("B", 2),
+        ] {
+            let message = PubsubMessage::with_key(e.data(), key(&e));
+            broker.publish(sim, TOPIC, message).expect("publish");
+        }
+        orders.insert(labels(&broker.pull(sim, SUB, 10).expect("pull")));
+        Ok(())
+    });
+    orders
+}
+// ANCHOR_END: delivery_orders
+
+fn in_publish_order(order: &[String]) -> bool {
+    order == ["A#1", "B#1", "A#2", "B#2"]
+}
+
+fn each_account_in_order(order: &[String]) -> bool {
+    let position = |label: &str| order.iter().position(|l| l == label);
+    position("A#1") < position("A#2") && position("B#1") < position("B#2")
+}
+
+pub(super) fn observe(obs: &mut Observation) -> Summary {
+    let bank = delivery_orders(true, bank_key);
+    let accounts = delivery_orders(true, account_key);
+    let unordered = delivery_orders(false, account_key);
+    obs.check(
+        "one key for the bank delivers everything in publish order",
+        bank.iter().all(|o| in_publish_order(o)),
+    );
+    obs.check(
+        "per-account keys deliver everything in publish order",
+        accounts.iter().all(|o| in_publish_order(o)),
+    );
+    obs.check(
+        "per-account keys deliver each account's messages in order",
+        accounts.iter().all(|o| each_account_in_order(o)),
+    );
+    obs.check(
+        "without ordering an account's messages still arrive in order",
+        unordered.iter().all(|o| each_account_in_order(o)),
+    );
+    vec![
+        ("orders_one_bank_key", bank.len().into()),
+        ("orders_per_account_keys", accounts.len().into()),
+        ("orders_without_ordering", unordered.len().into()),
+    ]
+}

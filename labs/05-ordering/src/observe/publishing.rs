@@ -1,0 +1,124 @@
+//! A publisher with message ordering whose publish of one message fails.
+
+use super::{Summary, TOPIC, broker, effect, label, scope};
+use crate::world::Effect;
+use labkit::Observation;
+use labkit::fault;
+use sim_pubsub::{PublishError, Publisher, PubsubMessage};
+use std::collections::BTreeSet;
+
+/// What one schedule of the publisher experiment saw.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct PublishRun {
+    /// The effect whose publish failed, if one did.
+    failed: Option<String>,
+    /// The effects the publisher refused because their key was paused.
+    refused: Vec<String>,
+    /// What reached the topic, in order.
+    on_topic: Vec<String>,
+}
+
+// ANCHOR: publisher_pause
+/// The bank publishes A#1, A#2, A#3 with ordering key A through a publisher with message
+/// ordering enabled. Any one publish may fail (a choice of the fault core); the publisher
+/// does not call `resume_publish`. Over every schedule with one fault: what reached the
+/// topic?
+fn publish_runs() -> BTreeSet<PublishRun> {
+    let mut runs = BTreeSet::new();
+    fault::explore_all(scope(), |sim| {
+        let mut broker = broker(true, 10);
+        let mut publisher = Publisher::with_message_ordering(TOPIC);
+        let mut run = PublishRun {
+            failed: None,
+            refused: Vec::new(),
+            on_topic: Vec::new(),
+        };
+        for seq in 1..=3 {
+            let e = effect("A", seq);
+            let message = PubsubMessage::with_key(e.data(), e.account.clone());
+            match publisher.publish(sim, &mut broker, message) {
+                Ok(_) => {}
+                Err(PublishError::Failed(_)) => run.failed = Some(label(&e)),
+                Err(PublishError::OrderingKeyPaused { .. }) => run.refused.push(label(&e)),
+            }
+        }
+        run.on_topic = broker
+            .topic_messages(TOPIC)
+            .iter()
+            .map(|m| label(&Effect::parse(m)))
+            .collect();
+        runs.insert(run);
+        Ok(())
+    });
+    runs
+}
+// ANCHOR_END: publisher_pause
+
+/// A variation: the publish of A#2 fails; the publisher calls `resume_publish` at once
+/// and publishes A#3. Returns what reached the topic.
+fn resumed_without_republishing() -> Vec<String> {
+    let mut topic = Vec::new();
+    fault::explore_all(scope(), |sim| {
+        let mut broker = broker(true, 10);
+        let mut publisher = Publisher::with_message_ordering(TOPIC);
+        let mut a2_failed = false;
+        for seq in 1..=3 {
+            let e = effect("A", seq);
+            let message = PubsubMessage::with_key(e.data(), e.account.clone());
+            let outcome = publisher.publish(sim, &mut broker, message);
+            if seq == 2 && matches!(outcome, Err(PublishError::Failed(_))) {
+                a2_failed = true;
+                publisher.resume_publish("A");
+            }
+        }
+        if a2_failed {
+            let on_topic = broker.topic_messages(TOPIC);
+            topic = on_topic.iter().map(|m| label(&Effect::parse(m))).collect();
+        }
+        Ok(())
+    });
+    topic
+}
+
+/// The labels of A's messages published after the one that failed in `run`.
+fn after_failure(run: &PublishRun) -> Vec<String> {
+    let failed: i64 = run
+        .failed
+        .as_deref()
+        .and_then(|l| l.strip_prefix("A#"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(i64::MAX);
+    (failed + 1..=3).map(|seq| format!("A#{seq}")).collect()
+}
+
+pub(super) fn observe(obs: &mut Observation) -> Summary {
+    let publishing = publish_runs();
+    let failures: Vec<&PublishRun> = publishing.iter().filter(|r| r.failed.is_some()).collect();
+    obs.check(
+        "after a failed publish the key's later messages still reach the topic",
+        !failures.is_empty()
+            && failures
+                .iter()
+                .all(|r| after_failure(r).iter().all(|l| r.on_topic.contains(l))),
+    );
+    let resumed = resumed_without_republishing();
+    let answer = match resumed.join(",").as_str() {
+        "A#1" => "a",
+        "A#1,A#3" => "b",
+        "A#1,A#2,A#3" => "c",
+        _ => "d",
+    };
+    obs.answer(
+        "resume-without-republishing",
+        answer,
+        format!("the topic holds [{}]", resumed.join(", ")),
+    );
+    let seen: Vec<String> = publishing
+        .iter()
+        .map(|r| format!("failed {:?}: topic [{}]", r.failed, r.on_topic.join(", ")))
+        .collect();
+    vec![
+        ("published_with_one_failure", seen.into()),
+        ("topic_after_resuming_without_republishing", resumed.into()),
+    ]
+}
