@@ -5,13 +5,15 @@
 
 use labkit::fault::{self, CrashMatrix, Token, output_width};
 use pending_streams::scenarios::{
-    batch_scenario, explore_batch, explore_every_single_fault, explore_lost_commit,
+    batch_scenario, explore_batch, explore_case, explore_every_single_fault,
 };
 
 // The graded tests, in the order they are reported (see `labkit::graded`).
 labkit::graded_suite![
     the_fault_free_batch_commits_once_and_records_the_commit_time,
     a_lost_commit_response_is_settled_by_inspection_not_by_replay,
+    a_commit_lost_before_it_was_applied_is_sent_again,
+    a_lost_append_response_is_finished_on_the_same_stream,
     no_row_is_lost_or_doubled_when_one_fault_strikes,
     exactly_once_under_every_schedule_with_two_faults,
     the_crash_matrix_has_no_failing_cell,
@@ -27,7 +29,19 @@ fn the_fault_free_batch_commits_once_and_records_the_commit_time() {
 /// coordinator settles it by inspecting the streams (GetWriteStream's commit_time), keeps
 /// that commit time, and creates no replacement stream.
 fn a_lost_commit_response_is_settled_by_inspection_not_by_replay() {
-    explore_lost_commit().assert_ok();
+    explore_case("lost-commit").assert_ok();
+}
+
+/// The commit request never reaches the service. Inspection shows no commit time, so
+/// the same group is committed again, and that commit's time is recorded.
+fn a_commit_lost_before_it_was_applied_is_sent_again() {
+    explore_case("lost-request").assert_ok();
+}
+
+/// W1's append is applied and its response lost. The range keeps its stream: the rows are
+/// resent at the same offset (or found there), and no second stream receives them.
+fn a_lost_append_response_is_finished_on_the_same_stream() {
+    explore_case("lost-append").assert_ok();
 }
 
 fn no_row_is_lost_or_doubled_when_one_fault_strikes() {

@@ -1,15 +1,17 @@
 //! The figures of chapter 9, generated from this code by `cargo labs figures`.
 
-use crate::scenarios::{crash_matrix, explore_batch, explore_lost_commit};
+use crate::scenarios::{crash_matrix, explore_batch, explore_case};
 use labkit::fault::Exploration;
 use labkit::figure::Sequence;
 
 /// The first failure `cargo labs check 09` reports: the first failing graded test's, in
 /// the suite's order (generated, so the book cannot drift from what the check prints).
 fn first_failure() -> String {
-    let explorations: [fn() -> Exploration; 4] = [
+    let explorations: [fn() -> Exploration; 6] = [
         || explore_batch(0),
-        explore_lost_commit,
+        || explore_case("lost-commit"),
+        || explore_case("lost-request"),
+        || explore_case("lost-append"),
         || explore_batch(1),
         || explore_batch(2),
     ];

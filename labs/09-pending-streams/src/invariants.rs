@@ -13,6 +13,16 @@ pub enum Ending {
     Unfinished,
 }
 
+impl std::fmt::Display for Ending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ending::Done => write!(f, "a coordinator returned Ok"),
+            Ending::Held(reason) => write!(f, "a hold ({reason})"),
+            Ending::Unfinished => write!(f, "no coordinator finishing"),
+        }
+    }
+}
+
 /// What one schedule left behind.
 pub struct Outcome {
     pub ending: Ending,
@@ -80,6 +90,7 @@ fn position_of(source: &str) -> i64 {
 pub fn violation(o: &Outcome) -> Option<Violation> {
     one_stream_per_range(o)
         .or_else(|| each_row_once(o))
+        .or_else(|| one_commit_time(o))
         .or_else(|| commit_recorded(o))
         .or_else(|| finished(o))
 }
@@ -115,7 +126,7 @@ fn each_row_once(o: &Outcome) -> Option<Violation> {
                 &[
                     format!("Let D1:{position} be one source record."),
                     format!(
-                        "Then, after the faults stopped, the table does not show it (the coordinators ended with {:?}).",
+                        "Then, after the faults stopped, the table does not show it (the coordinators ended with {}).",
                         o.ending
                     ),
                     "Contradiction: a healed coordinator must finish the batch commit.".into(),
@@ -126,22 +137,47 @@ fn each_row_once(o: &Outcome) -> Option<Violation> {
     None
 }
 
+fn one_commit_time(o: &Outcome) -> Option<Violation> {
+    let first = o.service_commit_times.first().copied().flatten()?;
+    let other = (o.service_commit_times.iter().flatten()).find(|t| **t != first)?;
+    Some(Violation::new(
+        "the batch is committed at one commit time",
+        &[
+            format!("Let D1's first stream be committed at {first}."),
+            format!("Then another of its streams was committed at {other}."),
+            "Contradiction: the daily batch must appear all at once. Only one BatchCommitWriteStreams of the whole group commits its streams atomically; commits of single streams let a reader see half a batch.".into(),
+        ],
+    ))
+}
+
 fn commit_recorded(o: &Outcome) -> Option<Violation> {
     let actual = o.service_commit_times.first().copied().flatten();
     let actual = actual.map(|t| t as i64);
-    let recorded = o
-        .commit_record
-        .as_ref()
-        .and_then(|(state, time)| (state == "COMMITTED").then_some(*time).flatten());
-    if recorded.is_some() && recorded == actual {
+    let time = |t: Option<i64>| t.map_or("none".to_string(), |t| t.to_string());
+    let (state, recorded) = match &o.commit_record {
+        Some((state, recorded)) => (state.as_str(), *recorded),
+        None => ("absent", None),
+    };
+    if state == "COMMITTED" && recorded.is_some() && recorded == actual {
         return None;
     }
+    let (invariant, rule) = if state == "COMMITTED" {
+        (
+            "the journal keeps the service's commit time",
+            "the coordinator must record the commit_time the service returned, or the one GetWriteStream shows after a lost response",
+        )
+    } else {
+        (
+            "the journal records the commit",
+            "a committed batch must be recorded as COMMITTED, so that no later process commits or replaces anything",
+        )
+    };
     Some(Violation::new(
-        "the journal keeps the commit and its commit time",
+        invariant,
         &[
-            format!("Let the service's commit time of the batch be {actual:?}."),
-            format!("Then the journal's commit record is {:?}.", o.commit_record),
-            "Contradiction: the coordinator must record COMMITTED with the commit_time the service returned (or shows in GetWriteStream after a lost response).".into(),
+            format!("Let the service's commit time of D1 be {}.", time(actual)),
+            format!("Then the journal ends with D1 {state}, commit time {}.", time(recorded)),
+            format!("Contradiction: {rule}."),
         ],
     ))
 }
@@ -154,7 +190,7 @@ fn finished(o: &Outcome) -> Option<Violation> {
         "the coordinator finishes once the faults stop",
         &[
             "Let the faults stop (the last coordinators run healed).".into(),
-            format!("Then the coordinators ended with {:?}.", o.ending),
+            format!("Then the coordinators ended with {}.", o.ending),
             "Contradiction: with the batch committed and recorded, a coordinator has nothing left to hold or retry; it must return Ok.".into(),
         ],
     ))

@@ -44,16 +44,30 @@ fn run_processes(sim: &mut Sim, world: &mut World) -> Ending {
     Ending::Unfinished
 }
 
-/// Runs one schedule; with `lose_first_commit_response`, the first
-/// `BatchCommitWriteStreams` is applied and its response lost, whatever the schedule says.
-pub fn run_batch(sim: &mut Sim, lose_first_commit_response: bool) -> Outcome {
+/// A fault fixed by the scenario, outside the explored choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Script {
+    Nothing,
+    /// The first `BatchCommitWriteStreams` is applied and its response lost.
+    LoseFirstCommitResponse,
+    /// The first `BatchCommitWriteStreams` is lost before the service applies it.
+    LoseFirstCommitRequest,
+    /// The first `AppendRows` is applied and its response lost.
+    LoseFirstAppendResponse,
+}
+
+/// Runs one schedule of the batch, with `script`'s fault on top of the schedule's own.
+pub fn run_batch(sim: &mut Sim, script: Script) -> Outcome {
     let mut world = World::create(Faults {
         append: APPEND_FATES,
         finalize: FINALIZE_FATES,
         commit: COMMIT_FATES,
     });
-    if lose_first_commit_response {
-        world.api.script_next_commit(Fate::AppliedResponseLost);
+    match script {
+        Script::Nothing => {}
+        Script::LoseFirstCommitResponse => world.api.script_next_commit(Fate::AppliedResponseLost),
+        Script::LoseFirstCommitRequest => world.api.script_next_commit(Fate::NotApplied),
+        Script::LoseFirstAppendResponse => world.api.script_next_append(Fate::AppliedResponseLost),
     }
     let ending = run_processes(sim, &mut world);
     Outcome::of(&world, ending)
@@ -65,12 +79,22 @@ fn verdict(outcome: &Outcome) -> Verdict {
 
 /// One schedule of the batch: the verdict of [`run_batch`].
 pub fn batch_scenario(sim: &mut Sim) -> Verdict {
-    verdict(&run_batch(sim, false))
+    verdict(&run_batch(sim, Script::Nothing))
 }
 
 /// The chapter's headline case: the group is committed and the response is lost.
 pub fn lost_commit_scenario(sim: &mut Sim) -> Verdict {
-    verdict(&run_batch(sim, true))
+    verdict(&run_batch(sim, Script::LoseFirstCommitResponse))
+}
+
+/// The commit request is lost before the service applies it.
+pub fn lost_request_scenario(sim: &mut Sim) -> Verdict {
+    verdict(&run_batch(sim, Script::LoseFirstCommitRequest))
+}
+
+/// W1's append is applied and its response lost.
+pub fn lost_append_scenario(sim: &mut Sim) -> Verdict {
+    verdict(&run_batch(sim, Script::LoseFirstAppendResponse))
 }
 
 fn scope(scenario: &'static str, max_faults: usize) -> Scope {
@@ -86,9 +110,19 @@ pub fn explore_batch(max_faults: usize) -> Exploration {
     fault::explore(scope("batch", max_faults), batch_scenario)
 }
 
-/// Runs the lost-commit case (no other fault).
-pub fn explore_lost_commit() -> Exploration {
-    fault::explore(scope("lost-commit", 0), lost_commit_scenario)
+/// Runs one scripted case with no other fault: `lost-commit`, `lost-request` or
+/// `lost-append`.
+pub fn explore_case(name: &'static str) -> Exploration {
+    fault::explore(scope(name, 0), case(name))
+}
+
+fn case(name: &str) -> fn(&mut Sim) -> Verdict {
+    match name {
+        "lost-commit" => lost_commit_scenario,
+        "lost-request" => lost_request_scenario,
+        "lost-append" => lost_append_scenario,
+        _ => batch_scenario,
+    }
 }
 
 /// Every one-fault schedule of the batch and its verdict.
@@ -109,8 +143,18 @@ fn replay_lost_commit(token: &Token) -> Replay {
     fault::replay(token, lost_commit_scenario)
 }
 
+fn replay_lost_request(token: &Token) -> Replay {
+    fault::replay(token, lost_request_scenario)
+}
+
+fn replay_lost_append(token: &Token) -> Replay {
+    fault::replay(token, lost_append_scenario)
+}
+
 /// The scenarios `cargo labs replay 09 NAME TOKEN` can replay.
 pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
     ("batch", replay_batch),
     ("lost-commit", replay_lost_commit),
+    ("lost-request", replay_lost_request),
+    ("lost-append", replay_lost_append),
 ];
