@@ -24,11 +24,11 @@ use crate::world::{BATCH, Coordinator, RANGES, Stop, source_rows};
 use rusqlite::params;
 
 // ANCHOR: run_coordinator
-/// One coordinator process: write every worker's range into a pending stream, finalize
-/// them, commit the group and record the commit.
+/// One coordinator process: write every worker's range into a pending stream,
+/// finalize them, commit the group and record the commit.
 pub fn run_coordinator(c: &mut Coordinator) -> Result<(), Stop> {
-    // TODO: a process that starts after a crash is not the first one. What must it read
-    // before it calls the service, and what must it never do again?
+    // TODO: a process that starts after a crash is not the first one. What must it
+    // read before it calls the service, and what must it never do again?
     let mut streams = Vec::new();
     for (worker, _first, _end) in RANGES {
         let stream = c.create_pending_stream()?;
@@ -43,7 +43,8 @@ pub fn run_coordinator(c: &mut Coordinator) -> Result<(), Stop> {
     match c.batch_commit(&streams)? {
         Ok(response) if response.stream_errors.is_empty() => {
             c.journal().execute(
-                "INSERT OR REPLACE INTO batch_commit (batch, state, commit_time, evidence)
+                "INSERT OR REPLACE INTO batch_commit
+                     (batch, state, commit_time, evidence)
                  VALUES (?1, 'COMMITTED', ?2, 'commit_time returned')",
                 params![BATCH, response.commit_time.map(|t| t as i64)],
             )?;

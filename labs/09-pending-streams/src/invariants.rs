@@ -176,7 +176,10 @@ fn commit_recorded(o: &Outcome) -> Option<Violation> {
         invariant,
         &[
             format!("Let the service's commit time of D1 be {}.", time(actual)),
-            format!("Then the journal ends with D1 {state}, commit time {}.", time(recorded)),
+            format!(
+                "Then the journal ends with D1 {state}, commit time {}.",
+                time(recorded)
+            ),
             format!("Contradiction: {rule}."),
         ],
     ))

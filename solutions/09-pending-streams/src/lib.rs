@@ -26,7 +26,7 @@ mod book {
 
     #[test]
     fn the_chapter_shows_the_solutions_current_crash_matrix() {
-        let matrix = crate::scenarios::crash_matrix().render();
+        let matrix = crate::figures::matrix_text();
         if std::env::var_os("BLESS").is_some() {
             std::fs::write(MATRIX, &matrix).expect("write the matrix");
         }

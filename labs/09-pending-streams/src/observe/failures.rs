@@ -12,7 +12,10 @@ fn committed_without_a_response(b: &mut Batch) -> ([String; 2], u64) {
     let row_count = b.finalize(&s1).expect("finalize");
     b.finalize(&s2).expect("finalize");
     let lost = b.commit(&[s1.clone(), s2.clone()]);
-    assert!(lost.is_err_and(|e| e.is_indefinite()), "a scripted lost response");
+    assert!(
+        lost.is_err_and(|e| e.is_indefinite()),
+        "a scripted lost response"
+    );
     ([s1, s2], row_count)
 }
 
@@ -43,7 +46,11 @@ pub fn a_lost_commit_response(obs: &mut Observation) {
         Ok(_) => "none of these",
     };
     let seen = match &retry {
-        Ok(r) => format!("commit_time {:?}, stream_errors {:?}", r.commit_time, error_names(r)),
+        Ok(r) => format!(
+            "commit_time {:?}, stream_errors {:?}",
+            r.commit_time,
+            error_names(r)
+        ),
         Err(e) => e.to_string(),
     };
     obs.answer(

@@ -42,9 +42,10 @@ pub fn the_time_limits(obs: &mut Observation, summary: &mut Map<String, Value>) 
     b.sim.advance(2 * HOUR);
     let staggered = b.commit(&[s1.clone(), s2]).expect("commit");
     let refused: Vec<&String> = staggered.stream_errors.iter().map(|e| &e.entity).collect();
-    let expired = staggered.stream_errors.iter().all(|e| {
-        e.code == StorageErrorCode::InvalidStreamState
-    });
+    let expired = staggered
+        .stream_errors
+        .iter()
+        .all(|e| e.code == StorageErrorCode::InvalidStreamState);
     let letter = match (staggered.commit_time, b.visible(), refused.as_slice()) {
         (Some(_), 5, _) => "a",
         (None, 0, [only]) if **only == s1 && expired => "b",

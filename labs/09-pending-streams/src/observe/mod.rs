@@ -106,7 +106,11 @@ impl Batch {
 
 /// The names of a response's stream errors, for evidence.
 fn error_names(response: &BatchCommitWriteStreamsResponse) -> Vec<&'static str> {
-    response.stream_errors.iter().map(|e| e.code.name()).collect()
+    response
+        .stream_errors
+        .iter()
+        .map(|e| e.code.name())
+        .collect()
 }
 
 /// Runs the observe phase: one function per section of the run.

@@ -30,8 +30,8 @@ impl<'p> Journal<'p> {
         Ok(changed)
     }
 
-    /// Reads one row, as `rusqlite::Connection::query_row` does (`.optional()` turns "no
-    /// row" into `None`).
+    /// Reads one row, as `rusqlite::Connection::query_row` does
+    /// (`.optional()` turns "no row" into `None`).
     pub fn query_row<T>(
         &mut self,
         sql: &str,

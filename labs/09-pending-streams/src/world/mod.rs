@@ -238,7 +238,10 @@ impl<'a> Coordinator<'a> {
         let stream = self.world.api.get_write_stream(write_stream);
         self.sim.note("coordinator", || {
             let time = stream.as_ref().ok().and_then(|s| s.commit_time);
-            format!("GetWriteStream {} -> commit_time {time:?}", short(write_stream))
+            format!(
+                "GetWriteStream {} -> commit_time {time:?}",
+                short(write_stream)
+            )
         });
         stream
     }
