@@ -72,10 +72,10 @@ fn the_crash_matrix_has_no_failing_cell() {
 fn every_schedule_replays_identically() {
     let sample = Token::parse_all(&[
         "v2:",
-        "v2:0.1@96aff",
-        "v2:0.0.0.1@cf404",
-        "v2:0.0.0.0.0.0.0.0.0.0.1@31fc0",
-        "v2:0.0.0.0.0.0.0.0.0.0.0.0.1@02588",
+        "v2:0.1.0.0.0.0.0.0.0.1@bb9c4",
+        "v2:0.0.0.1.0.0.0.0.0.1@d3637",
+        "v2:0.0.0.0.0.1.0.0.0.0.0.0.0.1@e2946",
+        "v2:0.0.0.0.0.0.0.0.0.0.1.0.0.0.0.0.0.0.0.0.0.1@34d43",
     ]);
     if let Err(difference) = fault::check_determinism(&sample, batch_scenario) {
         panic!("{difference}");
