@@ -45,28 +45,52 @@ impl<'p> Journal<'p> {
 
 /// The crash point after a durable statement, named by what it changed.
 fn point_after(sql: &str) -> &'static str {
-    let words: Vec<String> = sql
-        .split(|c: char| c.is_whitespace() || c == '(')
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect();
-    let verb = words.first().map_or("", String::as_str);
-    let table = words
+    let mut words = sql
+        .split(|c: char| c.is_ascii_whitespace() || c == '(')
+        .filter(|w| !w.is_empty());
+    let verb = words.next().unwrap_or("");
+    let table = if verb.eq_ignore_ascii_case("update") {
+        words.next()
+    } else {
+        let mut rest = words
+            .skip_while(|w| !(w.eq_ignore_ascii_case("into") || w.eq_ignore_ascii_case("from")));
+        rest.nth(1)
+    };
+    let table = table.unwrap_or("");
+    let verb = if verb.eq_ignore_ascii_case("replace") {
+        "insert"
+    } else {
+        verb
+    };
+    POINTS
         .iter()
-        .position(|w| matches!(w.as_str(), "into" | "update" | "from"))
-        .and_then(|at| words.get(at + 1))
-        .map_or("", String::as_str);
-    match (verb, table) {
-        ("insert" | "replace", "member") => "coordinator:after-insert-member",
-        ("update", "member") => "coordinator:after-update-member",
-        ("delete", "member") => "coordinator:after-delete-member",
-        ("insert" | "replace", "batch_commit") => "coordinator:after-insert-batch_commit",
-        ("update", "batch_commit") => "coordinator:after-update-batch_commit",
-        ("delete", "batch_commit") => "coordinator:after-delete-batch_commit",
-        ("commit" | "end", _) => "coordinator:after-journal-commit",
-        _ => "coordinator:after-journal-write",
-    }
+        .find(|(v, t, _)| verb.eq_ignore_ascii_case(v) && table.eq_ignore_ascii_case(t))
+        .map_or("coordinator:after-journal-write", |(_, _, point)| point)
 }
+
+/// Every point the journal names: (statement, table, point).
+const POINTS: &[(&str, &str, &str)] = &[
+    ("insert", "member", "coordinator:after-insert-member"),
+    ("update", "member", "coordinator:after-update-member"),
+    ("delete", "member", "coordinator:after-delete-member"),
+    (
+        "insert",
+        "batch_commit",
+        "coordinator:after-insert-batch_commit",
+    ),
+    (
+        "update",
+        "batch_commit",
+        "coordinator:after-update-batch_commit",
+    ),
+    (
+        "delete",
+        "batch_commit",
+        "coordinator:after-delete-batch_commit",
+    ),
+    ("commit", "", "coordinator:after-journal-commit"),
+    ("end", "", "coordinator:after-journal-commit"),
+];
 
 #[cfg(test)]
 mod tests {
