@@ -208,6 +208,10 @@ fn empty_journal() -> Rc<Connection> {
         connection.set_prepared_statement_cache_capacity(64);
         Rc::new(connection)
     });
+    if !journal.is_autocommit() {
+        // The last schedule ended inside a transaction (a panic): it never committed.
+        journal.execute_batch("ROLLBACK").expect("roll back");
+    }
     for table in ["lease", "stream", "journal", "quarantine", "checkpoint"] {
         let sql = format!("DELETE FROM {table}");
         journal
