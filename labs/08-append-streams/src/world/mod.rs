@@ -206,6 +206,10 @@ fn empty_journal() -> Rc<Connection> {
             .execute_batch(JOURNAL_SCHEMA)
             .expect("journal schema");
         connection.set_prepared_statement_cache_capacity(64);
+        // A stable query plan: without it SQLite prepares a statement again whenever a
+        // parameter it compares is bound, which here is at every run.
+        let stable = rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG;
+        connection.set_db_config(stable, true).expect("stable plans");
         Rc::new(connection)
     });
     if !journal.is_autocommit() {

@@ -121,7 +121,12 @@ fn open(uri: &str) -> Connection {
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_URI
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    Connection::open_with_flags(uri, flags).expect("open journal")
+    let connection = Connection::open_with_flags(uri, flags).expect("open journal");
+    // A stable query plan: without it SQLite may prepare a statement again whenever a
+    // parameter it compares is bound.
+    let stable = rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG;
+    connection.set_db_config(stable, true).expect("stable plans");
+    connection
 }
 
 impl World {
