@@ -209,7 +209,9 @@ fn empty_journal() -> Rc<Connection> {
         // A stable query plan: without it SQLite prepares a statement again whenever a
         // parameter it compares is bound, which here is at every run.
         let stable = rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG;
-        connection.set_db_config(stable, true).expect("stable plans");
+        connection
+            .set_db_config(stable, true)
+            .expect("stable plans");
         Rc::new(connection)
     });
     if !journal.is_autocommit() {

@@ -125,7 +125,9 @@ fn open(uri: &str) -> Connection {
     // A stable query plan: without it SQLite may prepare a statement again whenever a
     // parameter it compares is bound.
     let stable = rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG;
-    connection.set_db_config(stable, true).expect("stable plans");
+    connection
+        .set_db_config(stable, true)
+        .expect("stable plans");
     connection
 }
 
