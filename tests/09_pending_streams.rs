@@ -1,82 +1,70 @@
 //! Lab 09 graded suite, compiled into both the learner's crate and the reference
-//! solution. Run it with `cargo labs check 09`.
+//! solution. Run it with `cargo labs check 09`. Every test explores schedules of a
+//! scenario; a failure prints the schedule's timeline, what it broke and why, and the
+//! command that replays it.
 
-use labkit::fault::{self, Sim, Token};
-use pending_streams::harness::{
-    Ending, batch_scenario, crash_matrix, explore_batch, run_batch, run_batch_with,
+use labkit::fault::{self, CrashMatrix, Token, output_width};
+use pending_streams::scenarios::{
+    batch_scenario, explore_batch, explore_case, explore_every_single_fault,
 };
-use pretty_assertions::assert_eq;
 
 // The graded tests, in the order they are reported (see `labkit::graded`).
 labkit::graded_suite![
     the_fault_free_batch_commits_once_and_records_the_commit_time,
     a_lost_commit_response_is_settled_by_inspection_not_by_replay,
+    a_commit_lost_before_it_was_applied_is_sent_again,
+    a_lost_append_response_is_finished_on_the_same_stream,
     no_row_is_lost_or_doubled_when_one_fault_strikes,
     exactly_once_under_every_schedule_with_two_faults,
     the_crash_matrix_has_no_failing_cell,
     every_schedule_replays_identically,
 ];
 
+/// No fault: both ranges committed once, D1 COMMITTED with the service's commit time.
 fn the_fault_free_batch_commits_once_and_records_the_commit_time() {
-    let outcome = run_batch(&mut Sim::fault_free());
-    assert_eq!(outcome.violations, vec![]);
-    assert_eq!(outcome.ending, Ending::Done);
-    assert_eq!(outcome.visible, vec![0, 1, 2, 3, 4]);
-    let time = outcome.service_commit_times[0].map(|t| t as i64);
-    assert_eq!(outcome.commit_record, Some(("COMMITTED".to_string(), time)));
+    explore_batch(0).assert_ok();
 }
 
-/// The chapter's headline: the group is committed, the response is lost. The coordinator
-/// settles it by inspecting the streams (GetWriteStream's commit_time), keeps that commit
-/// time, and creates no replacement stream.
+/// The chapter's headline: the group is committed and the response is lost. The
+/// coordinator settles it by inspecting the streams (GetWriteStream's commit_time), keeps
+/// that commit time, and creates no replacement stream.
 fn a_lost_commit_response_is_settled_by_inspection_not_by_replay() {
-    let outcome = run_batch_with(&mut Sim::fault_free(), true);
-    assert_eq!(outcome.violations, vec![]);
-    assert_eq!(
-        outcome.streams_per_range,
-        vec![("W1".to_string(), 1), ("W2".to_string(), 1)]
-    );
-    assert_eq!(outcome.visible, vec![0, 1, 2, 3, 4]);
-    let time = outcome.service_commit_times[0].map(|t| t as i64);
-    assert_eq!(outcome.commit_record, Some(("COMMITTED".to_string(), time)));
+    explore_case("lost-commit").assert_ok();
+}
+
+/// The commit request never reaches the service. Inspection shows no commit time, so
+/// the same group is committed again, and that commit's time is recorded.
+fn a_commit_lost_before_it_was_applied_is_sent_again() {
+    explore_case("lost-request").assert_ok();
+}
+
+/// W1's append is applied and its response lost. The range keeps its stream: the rows are
+/// resent at the same offset (or found there), and no second stream receives them.
+fn a_lost_append_response_is_finished_on_the_same_stream() {
+    explore_case("lost-append").assert_ok();
 }
 
 fn no_row_is_lost_or_doubled_when_one_fault_strikes() {
-    let exploration = explore_batch(1);
-    println!(
-        "{} schedules {:?}",
-        exploration.schedules, exploration.per_level
-    );
-    exploration.assert_ok();
+    explore_batch(1).assert_ok_reaching(1);
 }
 
 fn exactly_once_under_every_schedule_with_two_faults() {
-    let exploration = explore_batch(2);
-    println!(
-        "{} schedules {:?}",
-        exploration.schedules, exploration.per_level
-    );
-    exploration.assert_ok_reaching(2);
+    explore_batch(2).assert_ok_reaching(2);
 }
 
+/// Every one-fault schedule passes, and the lost commit response is among them.
 fn the_crash_matrix_has_no_failing_cell() {
-    let matrix = crash_matrix();
-    let failing: Vec<String> = matrix
-        .rows
-        .iter()
-        .filter_map(|r| {
-            r.broken
-                .as_ref()
-                .map(|broken| format!("{}: {broken}", r.fault))
-        })
-        .collect();
-    assert_eq!(failing, Vec::<String>::new(), "\n{}", matrix.render());
+    let exploration = explore_every_single_fault();
+    let matrix = CrashMatrix::from_exploration(&exploration);
+    if let Some(failure) = &exploration.failure {
+        let width = output_width();
+        let rendered = matrix.render_width(width);
+        panic!("\n{rendered}\n{failure:width$}\n");
+    }
+    let commit = "writeapi:BatchCommitWriteStreams=applied, response lost";
     assert!(
-        matrix
-            .rows
-            .iter()
-            .any(|r| r.fault.contains("BatchCommitWriteStreams")),
-        "the lost commit response is in the matrix: {}",
+        matrix.cell(commit).is_some(),
+        "the lost commit response is not in the matrix:\n{}",
         matrix.render()
     );
 }
@@ -84,11 +72,12 @@ fn the_crash_matrix_has_no_failing_cell() {
 fn every_schedule_replays_identically() {
     let sample = Token::parse_all(&[
         "v2:",
-        "v2:0.1@96aff",
-        "v2:0.0.0.1@cf404",
-        "v2:0.0.0.0.0.0.0.0.0.0.1@31fc0",
-        "v2:0.0.0.0.0.0.0.0.0.0.0.0.1@02588",
+        "v2:0.1.0.0.0.0.0.0.0.1@bb9c4",
+        "v2:0.0.0.1.0.0.0.0.0.1@d3637",
+        "v2:0.0.0.0.0.1.0.0.0.0.0.0.0.1@e2946",
+        "v2:0.0.0.0.0.0.0.0.0.0.1.0.0.0.0.0.0.0.0.0.0.1@34d43",
     ]);
-    let checked = fault::check_determinism(&sample, batch_scenario);
-    assert_eq!(checked, Ok(sample.len()));
+    if let Err(difference) = fault::check_determinism(&sample, batch_scenario) {
+        panic!("{difference}");
+    }
 }

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     lab_main(LabBinary {
         observe: append_streams::observe::run,
-        scenarios: append_streams::harness::SCENARIOS,
-        figures: append_streams::harness::figures,
+        scenarios: append_streams::scenarios::SCENARIOS,
+        figures: append_streams::figures::figures,
     })
 }

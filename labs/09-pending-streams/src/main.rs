@@ -4,7 +4,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     lab_main(LabBinary {
         observe: pending_streams::observe::run,
-        scenarios: pending_streams::harness::SCENARIOS,
-        figures: pending_streams::harness::figures,
+        scenarios: pending_streams::scenarios::SCENARIOS,
+        figures: pending_streams::figures::figures,
     })
 }

@@ -1,11 +1,17 @@
 //! Lab 08 reference solution: the learner's crate with `ledger.rs` solved. The observe
 //! phase and the harness are the lab's own files, compiled here unchanged.
 
-#[path = "../../../labs/08-append-streams/src/harness.rs"]
-pub mod harness;
+#[path = "../../../labs/08-append-streams/src/figures.rs"]
+pub mod figures;
+#[path = "../../../labs/08-append-streams/src/invariants/mod.rs"]
+pub mod invariants;
 pub mod ledger;
-#[path = "../../../labs/08-append-streams/src/observe.rs"]
+#[path = "../../../labs/08-append-streams/src/observe/mod.rs"]
 pub mod observe;
+#[path = "../../../labs/08-append-streams/src/scenarios/mod.rs"]
+pub mod scenarios;
+#[path = "../../../labs/08-append-streams/src/world/mod.rs"]
+pub mod world;
 
 /// The chapter shows the reference solution's crash-point matrix from a file, so that the
 /// book cannot drift from what the solution does. The lab's own `figures()` links the
@@ -20,7 +26,7 @@ mod book {
 
     #[test]
     fn the_chapter_shows_the_solutions_current_crash_matrix() {
-        let matrix = crate::harness::crash_matrix().render();
+        let matrix = crate::figures::matrix_text();
         if std::env::var_os("BLESS").is_some() {
             std::fs::write(MATRIX, &matrix).expect("write the matrix");
         }
@@ -34,15 +40,16 @@ mod book {
     /// Chapter 8 states how many schedules the reference solution explores.
     #[test]
     fn the_chapter_states_the_current_schedule_counts() {
-        use crate::harness::{explore_ledger, explore_schema_rejection, explore_stale_owner};
+        use crate::scenarios::explore;
         let counts = [
-            explore_ledger(2).schedules,
-            explore_stale_owner(2).schedules,
-            explore_schema_rejection(2).schedules,
+            explore("ledger", 2).schedules,
+            explore("stale-owner", 2).schedules,
+            explore("schema", 2).schedules,
+            explore("changed-source", 1).schedules,
         ];
         assert_eq!(
             counts,
-            [237, 301, 391],
+            [237, 505, 391, 18],
             "update the counts in book/src/08-append-streams.md"
         );
     }

@@ -6,9 +6,8 @@
 //! `BatchCommitWriteStreams`. A lost or failed commit is settled by inspecting the streams,
 //! never by replacing them.
 
-use crate::harness::{BATCH, Coordinator, RANGES, Stop, source_rows};
+use crate::world::{BATCH, Code, Coordinator, RANGES, Stop, StorageErrorCode, source_rows};
 use rusqlite::{OptionalExtension, params};
-use sim_writeapi::Code;
 
 /// One worker's stream, as the journal knows it.
 struct Member {
@@ -58,7 +57,6 @@ fn prepare_member(c: &mut Coordinator, worker: &str, first: i64, end: i64) -> Re
                  VALUES (?1, ?2, ?3, ?4, 'CREATED')",
                 params![worker, first, end, stream],
             )?;
-            c.step("coordinator:after-record-member")?;
             Member {
                 stream,
                 state: "CREATED".into(),
@@ -77,9 +75,14 @@ fn prepare_member(c: &mut Coordinator, worker: &str, first: i64, end: i64) -> Re
         m.state = "APPENDED".into();
     }
     if m.state == "APPENDED" {
-        // Finalize is idempotent on an already finalized stream.
+        // A second finalize (after a lost response) answers the row count again in the
+        // simulator; the real service may refuse it as already finalized instead. Either
+        // way the stream is finalized.
         match c.finalize(&m.stream)? {
             Ok(rows) => set_member_state(c, worker, "FINALIZED", Some(rows))?,
+            Err(e) if e.storage == Some(StorageErrorCode::StreamFinalized) => {
+                set_member_state(c, worker, "FINALIZED", None)?
+            }
             Err(e) => return Err(Stop::Retry(format!("finalize for {worker}: {e}"))),
         }
     }
@@ -142,7 +145,6 @@ pub fn run_coordinator(c: &mut Coordinator) -> Result<(), Stop> {
             "INSERT INTO batch_commit (batch, state) VALUES (?1, 'COMMITTING')",
             [BATCH],
         )?;
-        c.step("coordinator:after-committing")?;
     } else if let Some(time) = committed_at(c, &streams)? {
         // An earlier process committed and lost the response: inspect, do not replay.
         return record_commit(c, time, "found committed by GetWriteStream");
