@@ -13,9 +13,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use workbook::meta::Lab;
 
-/// The widest line a code block may show (the page column holds about 86 monospace
-/// characters at mdBook's default width).
-const MAX_COLUMNS: usize = 86;
+/// The widest line a code block may show: the kit renders generated text at this width
+/// (`labkit::fault::BOOK_WIDTH`), and the browser check (book_web.rs) confirms that a
+/// code block this wide does not scroll in mdBook's 750 px column.
+const MAX_COLUMNS: usize = labkit::fault::BOOK_WIDTH;
 
 /// The second-level headings every lab chapter has, in this order (each matched by its
 /// start, case-insensitive, except "promises", matched anywhere).

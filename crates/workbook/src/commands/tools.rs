@@ -189,7 +189,13 @@ pub fn figures(wb: &Workbook, check: bool) -> Result<()> {
         }
     }
     if stale.is_empty() {
-        println!("figures and generated pages are current");
+        if check {
+            println!("figures and generated pages are current");
+        } else {
+            println!(
+                "figures and generated pages written (book/src/figures, book/src/predictions)"
+            );
+        }
         Ok(())
     } else {
         Err(Error::lab(format!(
