@@ -7,7 +7,7 @@ use sim_topic::{Chaos, StatusCode};
 use std::cell::RefCell;
 
 /// A one-partition topic holding producer 0's messages 1..=n.
-fn topic_with(n: i64) -> (Ydb, Sim) {
+pub(super) fn topic_with(n: i64) -> (Ydb, Sim) {
     let mut db = Ydb::in_memory(1, Chaos::NONE);
     db.create_table(SINK);
     let mut sim = Sim::fault_free();
@@ -18,25 +18,10 @@ fn topic_with(n: i64) -> (Ydb, Sim) {
     (db, sim)
 }
 
-fn offsets_read(db: &mut Ydb, sim: &mut Sim, tx: &mut Tx, max: usize) -> Vec<i64> {
+pub(super) fn offsets_read(db: &mut Ydb, sim: &mut Sim, tx: &mut Tx, max: usize) -> Vec<i64> {
     let batch = db.receive_batch_with_tx(sim, "consumer", tx, CONSUMER, max);
     let batch = batch.expect("no chaos here");
     batch.messages.iter().map(|m| m.offset).collect()
-}
-
-/// Where the next batch starts after a consumer transaction rolled back: reads a batch in
-/// a transaction, rolls it back, reads again. Returns (first offset, offset again).
-pub fn offset_after_rollback() -> (i64, i64) {
-    let (mut db, mut sim) = topic_with(4);
-    let mut first_offset = |db: &mut Ydb| {
-        let mut tx = db.begin();
-        let read = offsets_read(db, &mut sim, &mut tx, 2);
-        db.rollback(&mut sim, "consumer", tx);
-        read.first().copied().unwrap_or(-1)
-    };
-    let first = first_offset(&mut db);
-    let again = first_offset(&mut db);
-    (first, again)
 }
 
 /// Reads a batch in a transaction and, while that transaction is still open (nothing

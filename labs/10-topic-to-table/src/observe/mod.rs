@@ -1,18 +1,20 @@
 //! The observe phase: the pipeline run three ways under the same seeded chaos, the
-//! hot-row experiment and small experiments on one reader and one commit. Every verdict
-//! below is computed from those runs.
+//! hot-row experiment, small experiments on one reader and one commit, and variations
+//! the chapter does not walk through. Every verdict below is computed from those runs.
 
 mod experiments;
 mod page;
 mod protocols;
+mod variations;
 
 pub use page::signals_page;
 pub use protocols::ONE_TRANSACTION;
 
 use crate::scenarios::{Config, Outcome, aborts_with_hot_keys, seeded_run};
-use experiments::{offset_after_rollback, reads_while_uncommitted, unavailable_commits_applied};
+use experiments::{reads_while_uncommitted, unavailable_commits_applied};
 use labkit::{Observation, Report};
 use protocols::{CONSUMER_OFFSET_AT_READ, PRODUCER_OUTSIDE};
+use variations::*;
 
 /// The seed every observe run uses.
 pub const OBSERVE_SEED: u64 = 0xA8C2;
@@ -37,8 +39,8 @@ fn runs() -> Runs {
     }
 }
 
-fn summary(obs_runs: &Runs) -> serde_json::Value {
-    let (one_tx, s) = (&obs_runs.one_tx, &obs_runs.one_tx.signals);
+fn summary(r: &Runs) -> serde_json::Value {
+    let s = &r.one_tx.signals;
     serde_json::json!({
         "seed": format!("{OBSERVE_SEED:#x}"),
         "lost": s.lost,
@@ -51,11 +53,11 @@ fn summary(obs_runs: &Runs) -> serde_json::Value {
         "delivered": s.delivered,
         "e2e_latency_p50_ticks": s.e2e_p50,
         "e2e_latency_p99_ticks": s.e2e_p99,
-        "sink_rows_audited": one_tx.audit.rows,
-        "producer_outside_tx_lost": obs_runs.outside.signals.lost,
-        "offset_at_read_lost": obs_runs.offset_at_read.signals.lost,
-        "aborts_1_hot_row": obs_runs.aborts_one_row,
-        "aborts_8_hot_rows": obs_runs.aborts_eight_rows,
+        "sink_rows_audited": r.one_tx.audit.rows,
+        "producer_outside_tx_lost": r.outside.signals.lost,
+        "offset_at_read_lost": r.offset_at_read.signals.lost,
+        "aborts_1_hot_row": r.aborts_one_row,
+        "aborts_8_hot_rows": r.aborts_eight_rows,
     })
 }
 
@@ -122,32 +124,66 @@ fn conflicts(obs: &mut Observation, r: &Runs) {
     );
 }
 
-fn questions(obs: &mut Observation, r: &Runs) {
-    let lost = r.one_tx.signals.lost;
-    let letter = match lost {
-        0 => "a",
-        1..=10 => "b",
+/// The reader session and the consumer's commit, varied.
+fn consumer_variations(obs: &mut Observation) {
+    let (committed, next) = second_transaction_on_the_session();
+    let letter = match (committed, next) {
+        (false, _) => "b",
+        (true, 0) => "c",
+        (true, _) => "a",
+    };
+    let seen = format!("T2 committed: {committed}; the next read starts at offset {next}");
+    obs.answer("second-transaction-on-one-session", letter, seen);
+    let fed = unknown_commit_taken_for_a_failure();
+    let letter = match fed {
+        0 => "b",
+        1 => "a",
         _ => "c",
     };
-    obs.answer("lost-one-transaction", letter, format!("lost = {lost}"));
-    let (one, eight) = (r.aborts_one_row, r.aborts_eight_rows);
-    let letter = match eight.cmp(&one) {
-        std::cmp::Ordering::Less => "b",
-        std::cmp::Ordering::Greater => "a",
-        std::cmp::Ordering::Equal => "c",
+    let seen = format!("the validator was fed 0#1 {fed} time(s)");
+    obs.answer("unknown-commit-taken-for-a-failure", letter, seen);
+    let rows = two_consumer_groups();
+    let letter = match rows {
+        6 => "a",
+        12 => "b",
+        _ => "c",
     };
     obs.answer(
-        "hot-rows",
+        "two-consumer-groups",
         letter,
-        format!("{one} aborts with 1 hot row, {eight} with 8"),
+        format!("{rows} rows in the sink"),
     );
-    let (first, again) = offset_after_rollback();
-    let letter = match again.cmp(&first) {
-        std::cmp::Ordering::Equal => "b",
-        std::cmp::Ordering::Greater => "a",
-        std::cmp::Ordering::Less => "c",
+}
+
+/// The producer's retries, varied.
+fn producer_variations(obs: &mut Observation) {
+    let (copies, rows) = retried_producer_copies();
+    let letter = match (copies, rows) {
+        (1, _) => "a",
+        (_, 1) => "c",
+        _ => "b",
     };
-    obs.answer("after-rollback", letter, format!("{first} then {again}"));
+    let seen = format!("{copies} copies in the topic, {rows} row(s) in the sink");
+    obs.answer("copies-after-two-faults", letter, seen);
+    let held = seq_no_moved_in_the_body();
+    let letter = match held.as_slice() {
+        [2, 3] => "a",
+        [1, 2] => "b",
+        _ => "c",
+    };
+    obs.answer(
+        "seq-no-moved-in-the-body",
+        letter,
+        format!("the topic holds {held:?}"),
+    );
+    let copies = explicit_seq_no_copies();
+    let letter = match copies {
+        2 => "a",
+        0 => "b",
+        _ => "c",
+    };
+    let seen = format!("{copies} copies in the topic");
+    obs.answer("explicit-seq-no", letter, seen);
 }
 
 /// Runs the observe phase.
@@ -157,6 +193,7 @@ pub fn run() -> Report {
     pipelines(&mut obs, &r);
     redelivery(&mut obs, &r);
     conflicts(&mut obs, &r);
-    questions(&mut obs, &r);
+    consumer_variations(&mut obs);
+    producer_variations(&mut obs);
     obs.finish(Some(sim_topic::sqlite_version()), summary(&r))
 }

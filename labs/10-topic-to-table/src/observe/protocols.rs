@@ -45,7 +45,7 @@ fn consume_offset_at_read(
 // print them. Build first if you want to find the fix yourself.
 
 /// The producer with the hot row and the message in one transaction.
-fn produce_in_tx(
+pub(super) fn produce_in_tx(
     db: &mut Ydb,
     sim: &mut Sim,
     tx: &mut Tx,
