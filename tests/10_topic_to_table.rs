@@ -74,6 +74,10 @@ fn the_same_seed_gives_the_same_run() {
         first.signals,
         second.signals
     );
-    let tokens = Token::parse_all(&["v2:", "v2:1@be168", "v2:0.1.3@d45e3"]);
+    let tokens = Token::parse_all(&[
+        "v2:",
+        "v2:0.0.0.0.0.0.0.3@68c04",
+        "v2:0.0.0.3.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.4@e7053",
+    ]);
     assert_eq!(fault::check_determinism(&tokens, small_scope), Ok(3));
 }

@@ -6,6 +6,9 @@ use crate::world::{SINK, Ydb, decode_payload};
 use labkit::fault::{Verdict, Violation};
 use std::collections::BTreeMap;
 
+/// A message's identity, `(writer_id, seq_no)`, or a row's key `(k1, k2)`.
+pub type Pair = (i64, i64);
+
 /// What the independent audit found when it read the whole sink table back. Every row is
 /// attributed to the message its payload names, whatever key it was written under.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -15,7 +18,7 @@ pub struct Audit {
     /// `(writer_id, seq_no)` committed by a producer but absent from the sink.
     pub missing: Vec<(i64, i64)>,
     /// `(writer_id, seq_no)` in more than one row, with the keys of those rows.
-    pub duplicated: Vec<((i64, i64), Vec<(i64, i64)>)>,
+    pub duplicated: Vec<(Pair, Vec<Pair>)>,
     /// `(writer_id, seq_no)` in the sink that no producer committed.
     pub unexpected: Vec<(i64, i64)>,
     /// Keys of rows whose payload names no message.
@@ -40,7 +43,7 @@ pub fn audit(db: &Ydb, committed: &[i64]) -> Audit {
         rows: rows.len(),
         ..Audit::default()
     };
-    let mut keys_of: BTreeMap<(i64, i64), Vec<(i64, i64)>> = BTreeMap::new();
+    let mut keys_of: BTreeMap<Pair, Vec<Pair>> = BTreeMap::new();
     for (key, payload) in &rows {
         match decode_payload(payload) {
             Some((writer, seq_no, _)) => keys_of.entry((writer, seq_no)).or_default().push(*key),

@@ -39,9 +39,36 @@ fn runs() -> Runs {
     }
 }
 
+/// The lines `cargo labs run` prints under "Measured".
+fn table(r: &Runs) -> Vec<String> {
+    let line = |name: &str, o: &Outcome| {
+        let s = &o.signals;
+        format!(
+            "{name:<18} lost {:>2}  duplicates {:>3}  redelivered {:>3}  aborts {:>3}  \
+             unknown {:>3}",
+            s.lost,
+            s.app_duplicates,
+            s.redelivered,
+            s.aborts,
+            s.unavailable + s.undetermined
+        )
+    };
+    vec![
+        format!("seed {OBSERVE_SEED:#x}, 240 messages, 4 producers, 2 hot rows"),
+        line("plain writer", &r.outside),
+        line("offset at read", &r.offset_at_read),
+        line("one tx at each end", &r.one_tx),
+        format!(
+            "no other faults, 8 producers: {} aborts over 1 hot row, {} over 8",
+            r.aborts_one_row, r.aborts_eight_rows
+        ),
+    ]
+}
+
 fn summary(r: &Runs) -> serde_json::Value {
     let s = &r.one_tx.signals;
     serde_json::json!({
+        "table": table(r),
         "seed": format!("{OBSERVE_SEED:#x}"),
         "lost": s.lost,
         "duplicates": s.app_duplicates,

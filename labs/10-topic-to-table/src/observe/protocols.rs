@@ -17,15 +17,16 @@ fn produce_outside(
     tx: &mut Tx,
     producer: &mut Producer,
 ) -> Result<(), YdbError> {
-    let payload = encode_payload(producer.writer_id, producer.next_seq_no, producer.now);
-    let _ack = db.write(sim, producer.actor, producer.writer_id, payload);
+    let (writer, seq_no) = (producer.writer_id, producer.next_seq_no);
+    let payload = encode_payload(writer, seq_no, producer.now);
+    let _ack = db.write(sim, producer.actor, writer, payload);
     bump_hot_row(db, sim, producer.actor, tx, producer.hot_key)
 }
 // ANCHOR_END: outside
 
 // ANCHOR: offset_at_read
-/// A consumer that commits the offset when it reads the batch, then writes the sink rows
-/// in a transaction of their own.
+/// A consumer that commits the offset when it reads the batch, then writes the sink
+/// rows in a transaction of their own.
 fn consume_offset_at_read(
     db: &mut Ydb,
     sim: &mut Sim,
