@@ -126,15 +126,12 @@ pub fn explore_small(max_faults: usize) -> Exploration {
 pub const CHAOS_RATE: (u64, u64) = (1, 8);
 /// The seed of the graded chaos run.
 pub const CHAOS_SEED: u64 = 0x10;
-/// The chaos run makes about 1,500 choices; a run still choosing after this many is a
-/// loop that does not end.
-const CHAOS_CHOICES: usize = 20_000;
 
 /// One seeded run that only observes: the outcome, whatever it is.
 pub fn seeded_run(seed: u64, config: Config, protocol: Protocol) -> Outcome {
     let outcome = RefCell::new(None);
+    // About 900 choices, well within the fault core's default limit.
     fault::run_seeded(seed, CHAOS_RATE, |sim| {
-        sim.limit_choices(CHAOS_CHOICES);
         outcome.replace(Some(run_pipeline(sim, config, protocol)));
         Ok(())
     });
@@ -156,7 +153,6 @@ pub fn chaos_run(
 ) -> (Outcome, Option<Failure>) {
     let outcome = RefCell::new(None);
     let scenario = |sim: &mut Sim| {
-        sim.limit_choices(CHAOS_CHOICES);
         let run = run_pipeline(sim, config, protocol);
         let verdict = invariant(&run);
         outcome.replace(Some(run));
@@ -177,10 +173,7 @@ fn chaos_failure(
     protocol: Protocol,
     invariant: Invariant,
 ) -> Failure {
-    let scenario = |sim: &mut Sim| {
-        sim.limit_choices(CHAOS_CHOICES);
-        invariant(&run_pipeline(sim, config, protocol))
-    };
+    let scenario = |sim: &mut Sim| invariant(&run_pipeline(sim, config, protocol));
     let fault_free = fault::replay(&Token::fault_free(), scenario);
     let same = |v: &fault::Violation| v.invariant == violation.invariant;
     let (token, replayed) = if fault_free.verdict.as_ref().is_err_and(same) {
@@ -211,7 +204,6 @@ const TIMELINE_TAIL: usize = 40;
 
 fn replayed_gap_at(token: &Token, config: Config, protocol: Protocol) -> Option<u64> {
     let mut sim = Sim::replaying(token.path());
-    sim.limit_choices(CHAOS_CHOICES);
     run_pipeline(&mut sim, config, protocol).first_gap_at
 }
 
@@ -221,7 +213,6 @@ fn replay_small(token: &Token) -> Replay {
 
 fn replay_chaos(token: &Token) -> Replay {
     fault::replay(token, |sim| {
-        sim.limit_choices(CHAOS_CHOICES);
         check(&run_pipeline(sim, Config::CHAOS, learner_protocol()))
     })
 }
