@@ -11,9 +11,12 @@
 //! * **Topic, partitions, offsets.** A message gets the next offset of its partition; a
 //!   producer always writes to the same partition (`producer_id % partitions`), so its
 //!   messages stay in order.
-//! * **Producers and sequence numbers.** A write carries `(producer_id, seq_no)`; the topic
-//!   keeps each producer's highest written `seq_no` and skips a write whose `seq_no` is not
-//!   greater than it (deduplication), whether or not that exact number was ever written.
+//! * **Producers and sequence numbers.** A message carries `(producer_id, seq_no)`; the
+//!   topic keeps each producer's highest written `seq_no`. By default the writer numbers a
+//!   message itself, one above that highest number (the Python SDK's `auto_seqno`), so a
+//!   message written again by a retried transaction is stored again. A message with an
+//!   explicit `seq_no` that is not greater than the highest is skipped (deduplication),
+//!   whether or not that exact number was ever written.
 //! * **The transactional writer** ([`Tx::write`], the SDK's `tx_writer`): messages are
 //!   buffered in the transaction and become visible only when it commits.
 //! * **The reader session.** A consumer reads through a live session that keeps its own
@@ -23,9 +26,11 @@
 //!   ([`Ydb::end_read_session`]): a killed read stream, or a transaction that read through
 //!   the session and then rolled back or failed to commit (the SDK reconnects the reader).
 //! * **Reading within a transaction** ([`Ydb::receive_batch_with_tx`], as often as needed):
-//!   each batch's offset range is attached to the transaction and committed with it. At
-//!   commit the ranges of a partition must continue the consumer's committed offset;
-//!   otherwise the commit is `ABORTED` (another transaction committed those offsets first).
+//!   each batch's offset range is attached to the transaction and committed with it. A
+//!   transaction whose batch came from a session that has ended since fails before its
+//!   commit is sent (`CLIENT_INTERNAL_ERROR`, nothing applied). At commit the ranges of a
+//!   partition must continue the consumer's committed offset; otherwise the commit is
+//!   `ABORTED` (another transaction committed those offsets first).
 //! * **Optimistic locks.** [`Ydb::select`] records the version of the row it read; at commit
 //!   every recorded version is checked, and a changed one ends the transaction with
 //!   `ABORTED` / "Transaction locks invalidated" (retryable: retry the entire transaction).
@@ -36,7 +41,7 @@
 //!   did. A commit can also be refused with `OVERLOADED` (definite: nothing applied),
 //!   aborted because a concurrent writer broke its locks, or end `UNDETERMINED` (applied or
 //!   not: the client cannot tell).
-//! * **The retry policy** ([`RetryPolicy`]): which status codes are retried, with which
+//! * **The retry settings** ([`RetrySettings`]): which status codes are retried, with which
 //!   backoff, on the simulated clock; an unknown outcome is retried only when the
 //!   operation is idempotent.
 //!
@@ -51,6 +56,10 @@
 //!   loop then re-runs it from the start), rather than retrying the one query.
 //! * One reader session per consumer reads all partitions; there is no partition
 //!   rebalancing between readers.
+//! * An automatic sequence number is assigned when the transaction commits; the SDK's
+//!   writer assigns it when the message is written, continuing from the highest number the
+//!   server reported when the writer started. For one writer at a time the numbers are the
+//!   same.
 //! * Dropping a [`Tx`] without [`Ydb::commit`] or [`Ydb::rollback`] discards it and tells
 //!   nobody: its reader session goes on past what it read until the session ends.
 
@@ -73,6 +82,10 @@ pub enum StatusCode {
     Unavailable,
     /// 400170. Conditionally retryable: the outcome is unknown.
     Undetermined,
+    /// The SDK's own `ClientInternalError`: the client failed the transaction before it
+    /// sent the commit (a batch it read belongs to a reader session that has since ended).
+    /// Nothing was applied; retryable with a fast backoff.
+    ClientInternalError,
 }
 
 impl StatusCode {
@@ -82,6 +95,7 @@ impl StatusCode {
             StatusCode::Overloaded => "OVERLOADED",
             StatusCode::Unavailable => "UNAVAILABLE",
             StatusCode::Undetermined => "UNDETERMINED",
+            StatusCode::ClientInternalError => "CLIENT_INTERNAL_ERROR",
         }
     }
 
@@ -172,7 +186,8 @@ pub struct Batch {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct PendingMessage {
     producer_id: i64,
-    seq_no: i64,
+    /// `None`: the writer numbers the message itself (the SDK's `auto_seqno`).
+    seq_no: Option<i64>,
     payload: String,
 }
 
@@ -192,17 +207,32 @@ pub struct Tx {
     messages: Vec<PendingMessage>,
     /// Offset ranges read within this transaction, per consumer, in reading order.
     offsets: Vec<(&'static str, OffsetRange)>,
-    /// Consumers whose reader session this transaction read through.
-    read_through: Vec<&'static str>,
+    /// Consumers whose reader session this transaction read through, with the session's
+    /// number at the time (a session that has ended since fails the commit).
+    read_through: Vec<(&'static str, u64)>,
 }
 
 impl Tx {
-    /// The transactional writer (`tx_writer(tx).write(...)`): the message is attached to this
-    /// transaction and becomes visible only when it commits.
-    pub fn write(&mut self, producer_id: i64, seq_no: i64, payload: String) {
+    /// The transactional writer (`tx_writer(tx, path, producer_id=...).write(...)`): the
+    /// message is attached to this transaction and becomes visible only when it commits.
+    /// The writer numbers it itself (the SDK's default, `auto_seqno`): one above the highest
+    /// sequence number the topic holds for `producer_id` when the transaction commits, so a
+    /// message written again by a retried transaction is stored again.
+    pub fn write(&mut self, producer_id: i64, payload: String) {
         self.messages.push(PendingMessage {
             producer_id,
-            seq_no,
+            seq_no: None,
+            payload,
+        });
+    }
+
+    /// The transactional writer with an explicit sequence number (`auto_seqno=False`): the
+    /// topic skips the message when `seq_no` is not above the highest it holds for
+    /// `producer_id` (deduplication).
+    pub fn write_with_seq_no(&mut self, producer_id: i64, seq_no: i64, payload: String) {
+        self.messages.push(PendingMessage {
+            producer_id,
+            seq_no: Some(seq_no),
             payload,
         });
     }
@@ -237,6 +267,8 @@ pub struct ServerStats {
     pub deduplicated: u64,
     /// Reader sessions that ended (the next one starts at the committed offset).
     pub read_sessions_ended: u64,
+    /// Commits the client failed before sending them (`CLIENT_INTERNAL_ERROR`).
+    pub client_errors: u64,
 }
 
 const COMMIT_ALL: [&str; 7] = [
@@ -315,6 +347,9 @@ pub struct Ydb {
     /// The live reader sessions: (consumer, partition) -> the next offset the session
     /// delivers. Absent: no session yet, the next one starts at the committed offset.
     sessions: BTreeMap<(&'static str, i64), i64>,
+    /// Per consumer, how many of its reader sessions have ended: the number of the live
+    /// (or next) session.
+    session_number: BTreeMap<&'static str, u64>,
 }
 
 /// The topic's path, for timelines.
@@ -349,6 +384,7 @@ impl Ydb {
             stats: ServerStats::default(),
             handed_out: BTreeMap::new(),
             sessions: BTreeMap::new(),
+            session_number: BTreeMap::new(),
         }
     }
 
@@ -513,6 +549,7 @@ impl Ydb {
         for key in live {
             self.sessions.remove(&key);
         }
+        *self.session_number.entry(consumer).or_insert(0) += 1;
         self.stats.read_sessions_ended += 1;
         sim.event(actor, Glyph::Normal, || {
             (
@@ -593,38 +630,47 @@ impl Ydb {
                 String::new(),
             )
         });
-        if !tx.read_through.contains(&consumer) {
-            tx.read_through.push(consumer);
+        let session = (consumer, self.session_of(consumer));
+        if !tx.read_through.contains(&session) {
+            tx.read_through.push(session);
         }
         tx.offsets
             .extend(batch.ranges.iter().map(|range| (consumer, *range)));
         Ok(batch)
     }
 
-    /// A plain (non-transactional) read of up to `max` messages through the consumer's
-    /// reader session. The committed offset moves only with [`Ydb::commit_offsets`].
-    pub fn read_batch(
+    fn session_of(&self, consumer: &'static str) -> u64 {
+        self.session_number.get(consumer).copied().unwrap_or(0)
+    }
+
+    /// `receive_batch`: a plain (non-transactional) read of up to `max` messages through
+    /// the consumer's reader session. The committed offset moves only with
+    /// [`Ydb::commit_with_ack`].
+    pub fn receive_batch(
         &mut self,
         sim: &mut Sim,
         actor: &'static str,
         consumer: &'static str,
         max: usize,
     ) -> Result<Batch, YdbError> {
-        if let Err(error) = self.read_call(sim, actor, "read_batch") {
+        if let Err(error) = self.read_call(sim, actor, "receive_batch") {
             self.end_read_session(sim, actor, consumer);
             return Err(error);
         }
         let batch = self.read_from_session(consumer, max);
         sim.event(actor, Glyph::Normal, || {
-            (format!("read_batch: {}", describe(&batch)), String::new())
+            (
+                format!("receive_batch: {}", describe(&batch)),
+                String::new(),
+            )
         });
         Ok(batch)
     }
 
-    /// A plain offset commit (`reader.commit(batch)`), outside any transaction. It travels
-    /// on the reader's stream: a killed connection answers `UNAVAILABLE`, applied or not,
-    /// and ends the reader session.
-    pub fn commit_offsets(
+    /// A plain offset commit (`reader.commit_with_ack(batch)`), outside any transaction. It
+    /// travels on the reader's stream: a killed connection answers `UNAVAILABLE`, applied or
+    /// not, and ends the reader session.
+    pub fn commit_with_ack(
         &mut self,
         sim: &mut Sim,
         actor: &'static str,
@@ -645,7 +691,7 @@ impl Ydb {
                     .expect("commit offset");
             }
         }
-        let line = format!("commit offsets: {}", describe(batch));
+        let line = format!("commit_with_ack: {}", describe(batch));
         let answer = self.answer_effect(sim, actor, fault, (line, ""), "offsets committed");
         if answer.is_err() {
             self.end_read_session(sim, actor, consumer);
@@ -685,9 +731,21 @@ impl Ydb {
         }
     }
 
-    /// A plain (non-transactional) topic write, acknowledged on its own. A killed
+    /// A plain (non-transactional) topic write (`writer.write_with_ack(...)`), acknowledged
+    /// on its own; the writer numbers the message itself (`auto_seqno`). A killed
     /// connection answers `UNAVAILABLE`, written or not.
     pub fn write(
+        &mut self,
+        sim: &mut Sim,
+        actor: &'static str,
+        producer_id: i64,
+        payload: String,
+    ) -> Result<(), YdbError> {
+        self.plain_write(sim, actor, producer_id, None, payload)
+    }
+
+    /// [`Ydb::write`] with an explicit sequence number (`auto_seqno=False`), deduplicated.
+    pub fn write_with_seq_no(
         &mut self,
         sim: &mut Sim,
         actor: &'static str,
@@ -695,8 +753,20 @@ impl Ydb {
         seq_no: i64,
         payload: String,
     ) -> Result<(), YdbError> {
+        self.plain_write(sim, actor, producer_id, Some(seq_no), payload)
+    }
+
+    fn plain_write(
+        &mut self,
+        sim: &mut Sim,
+        actor: &'static str,
+        producer_id: i64,
+        seq_no: Option<i64>,
+        payload: String,
+    ) -> Result<(), YdbError> {
         let fault = self.effect_call(sim);
         let mut written = false;
+        let message_text = payload.clone();
         if fault != CallFault::KilledNotApplied {
             let message = PendingMessage {
                 producer_id,
@@ -715,7 +785,7 @@ impl Ydb {
         } else {
             "message skipped (seq_no not above the producer's highest)"
         };
-        let line = format!("write {producer_id}#{seq_no}: ok");
+        let line = format!("write {}: ok", describe_payload(producer_id, &message_text));
         self.answer_effect(sim, actor, fault, (line, what), what)
     }
 
@@ -729,9 +799,11 @@ impl Ydb {
             .query_row(params![message.producer_id], |r| r.get(0))
             .optional()
             .expect("read producer");
-        if max_seq_no.is_some_and(|max| message.seq_no <= max) {
-            return false;
-        }
+        let seq_no = match message.seq_no {
+            None => max_seq_no.unwrap_or(0) + 1,
+            Some(seq_no) if max_seq_no.is_some_and(|max| seq_no <= max) => return false,
+            Some(seq_no) => seq_no,
+        };
         let partition = self.partition_of(message.producer_id);
         self.conn
             .prepare_cached(
@@ -743,7 +815,7 @@ impl Ydb {
             .execute(params![
                 partition,
                 message.producer_id,
-                message.seq_no,
+                seq_no,
                 message.payload
             ])
             .expect("append message");
@@ -753,7 +825,7 @@ impl Ydb {
                  ON CONFLICT (producer_id) DO UPDATE SET max_seq_no = excluded.max_seq_no",
             )
             .expect("prepare producer update")
-            .execute(params![message.producer_id, message.seq_no])
+            .execute(params![message.producer_id, seq_no])
             .expect("update producer");
         true
     }
@@ -786,9 +858,12 @@ impl Ydb {
         actor: &'static str,
         tx: Tx,
     ) -> Result<CommitInfo, YdbError> {
-        let result = self.try_commit(sim, actor, &tx);
+        let result = match self.expired_session(&tx) {
+            Some(consumer) => Err(self.fail_expired(sim, actor, consumer)),
+            None => self.try_commit(sim, actor, &tx),
+        };
         if result.is_err() {
-            for consumer in &tx.read_through {
+            for (consumer, _) in &tx.read_through {
                 self.end_read_session(sim, actor, consumer);
             }
         }
@@ -802,8 +877,33 @@ impl Ydb {
             return;
         }
         sim.note(actor, || "ROLLBACK".into());
-        for consumer in &tx.read_through {
+        for (consumer, _) in &tx.read_through {
             self.end_read_session(sim, actor, consumer);
+        }
+    }
+
+    /// A consumer whose reader session `tx` read through has ended since: the batch's
+    /// offsets belong to a session that no longer exists.
+    fn expired_session(&self, tx: &Tx) -> Option<&'static str> {
+        tx.read_through
+            .iter()
+            .find(|(consumer, session)| self.session_of(consumer) != *session)
+            .map(|(consumer, _)| *consumer)
+    }
+
+    /// The SDK fails a transaction whose batch belongs to an ended reader session before it
+    /// sends the commit: nothing is applied.
+    fn fail_expired(&mut self, sim: &mut Sim, actor: &'static str, consumer: &str) -> YdbError {
+        self.stats.client_errors += 1;
+        sim.event(actor, Glyph::Error, || {
+            (
+                "COMMIT: CLIENT_INTERNAL_ERROR".into(),
+                format!("{consumer}'s read session ended after the read; commit not sent"),
+            )
+        });
+        YdbError {
+            status: StatusCode::ClientInternalError,
+            issue: "Topic reader partition session expired before tx commit",
         }
     }
 
@@ -919,8 +1019,8 @@ impl Ydb {
             let mut truth = Vec::new();
             for message in &tx.messages {
                 truth.push(format!(
-                    "message {}#{}",
-                    message.producer_id, message.seq_no
+                    "message {}",
+                    describe_payload(message.producer_id, &message.payload)
                 ));
             }
             for (table, key, _) in &tx.upserts {
@@ -1037,7 +1137,20 @@ const KILLED: YdbError = YdbError {
     issue: "connection killed",
 };
 
-/// A batch in a timeline: its messages as `producer#seq_no` and its offset ranges.
+/// A message in a timeline: `writer#seq_no` from a payload `writer_id:seq_no:…`, else the
+/// producer and the payload's first characters.
+fn describe_payload(producer_id: i64, payload: &str) -> String {
+    let mut parts = payload.split(':');
+    match (parts.next(), parts.next()) {
+        (Some(writer), Some(seq_no)) => format!("{writer}#{seq_no}"),
+        _ => format!(
+            "{producer_id}:{}",
+            payload.chars().take(8).collect::<String>()
+        ),
+    }
+}
+
+/// A batch in a timeline: its messages as `writer#seq_no` and its offset ranges.
 fn describe(batch: &Batch) -> String {
     if batch.messages.is_empty() {
         return "empty".into();
@@ -1045,7 +1158,7 @@ fn describe(batch: &Batch) -> String {
     let messages: Vec<String> = batch
         .messages
         .iter()
-        .map(|m| format!("{}#{}", m.producer_id, m.seq_no))
+        .map(|m| describe_payload(m.producer_id, &m.payload))
         .collect();
     let ranges: Vec<String> = batch
         .ranges
@@ -1055,43 +1168,44 @@ fn describe(batch: &Batch) -> String {
     format!("{} at {}", messages.join(" "), ranges.join(" "))
 }
 
-/// The SDK's retry policy: which errors are retried and after how many ticks.
+/// The retry settings of the SDK's retry loop (`ydb.RetrySettings`): which errors are
+/// retried and after how many ticks. The classes follow YDB's status-code tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Attempts per operation, the first included.
-    pub max_attempts: u32,
+pub struct RetrySettings {
+    /// Retries after the first attempt (`max_retries`).
+    pub max_retries: u32,
     /// The first delay of the fast backoff, in ticks; doubled on each retry.
-    pub fast_base: u64,
+    pub fast_backoff: u64,
     /// The first delay of the slow backoff (`OVERLOADED`), in ticks; doubled on each retry.
-    pub slow_base: u64,
+    pub slow_backoff: u64,
     /// Whether the operation may be repeated after an unknown outcome (`UNAVAILABLE`,
     /// `UNDETERMINED`): true only when running it twice has the effect of running it once.
     pub idempotent: bool,
 }
 
-impl Default for RetryPolicy {
+impl Default for RetrySettings {
     fn default() -> Self {
-        RetryPolicy {
-            max_attempts: 10,
-            fast_base: 2,
-            slow_base: 8,
+        RetrySettings {
+            max_retries: 10,
+            fast_backoff: 2,
+            slow_backoff: 8,
             idempotent: true,
         }
     }
 }
 
-impl RetryPolicy {
+impl RetrySettings {
     /// After `attempt` failed attempts (1 for the first failure) with `error`: `Some(delay)`
     /// to retry after `delay` ticks, `None` to give up.
     pub fn next_delay(&self, error: &YdbError, attempt: u32) -> Option<u64> {
-        if attempt >= self.max_attempts {
+        if attempt > self.max_retries {
             return None;
         }
         let base = match error.status {
-            StatusCode::Aborted => Some(self.fast_base),
-            StatusCode::Overloaded => Some(self.slow_base),
+            StatusCode::Aborted | StatusCode::ClientInternalError => Some(self.fast_backoff),
+            StatusCode::Overloaded => Some(self.slow_backoff),
             StatusCode::Unavailable | StatusCode::Undetermined => {
-                self.idempotent.then_some(self.fast_base)
+                self.idempotent.then_some(self.fast_backoff)
             }
         };
         base.map(|base| base << (attempt - 1).min(6))

@@ -31,8 +31,7 @@ fn topic_with(n: i64) -> (Ydb, Sim) {
     db.create_table(SINK);
     let mut sim = Sim::fault_free();
     for seq_no in 1..=n {
-        db.write(&mut sim, "w", 0, seq_no, seq_no.to_string())
-            .unwrap();
+        db.write(&mut sim, "w", 0, seq_no.to_string()).unwrap();
     }
     (db, sim)
 }
@@ -45,7 +44,7 @@ fn transactional_writer_messages_are_visible_only_after_commit() {
     let mut db = db(Chaos::NONE);
     let mut sim = Sim::fault_free();
     let mut tx = db.begin();
-    tx.write(0, 1, "0:1:0".into());
+    tx.write(0, "0:1:0".into());
     db.upsert(&mut tx, HOT, (0, 0), "1".into());
     assert_eq!(db.all_messages(), vec![], "buffered in the transaction");
     let mut other = db.begin();
@@ -72,14 +71,8 @@ fn offsets_increase_within_a_partition_and_a_producer_stays_in_order() {
     let mut sim = Sim::fault_free();
     for seq_no in 1..=3 {
         for producer in 0..3 {
-            db.write(
-                &mut sim,
-                "w",
-                producer,
-                seq_no,
-                format!("{producer}:{seq_no}"),
-            )
-            .unwrap();
+            db.write(&mut sim, "w", producer, format!("{producer}:{seq_no}"))
+                .unwrap();
         }
     }
     let messages = db.all_messages();
@@ -113,14 +106,16 @@ fn offsets_increase_within_a_partition_and_a_producer_stays_in_order() {
 fn a_sequence_number_not_above_the_highest_written_is_skipped() {
     let mut db = db(Chaos::NONE);
     let mut sim = Sim::fault_free();
-    db.write(&mut sim, "w", 0, 1, "first".into()).unwrap();
-    db.write(&mut sim, "w", 0, 1, "again".into()).unwrap();
-    db.write(&mut sim, "w", 0, 3, "a gap is allowed".into())
+    db.write_with_seq_no(&mut sim, "w", 0, 1, "first".into())
+        .unwrap();
+    db.write_with_seq_no(&mut sim, "w", 0, 1, "again".into())
+        .unwrap();
+    db.write_with_seq_no(&mut sim, "w", 0, 3, "a gap is allowed".into())
         .unwrap();
     let mut tx = db.begin();
-    tx.write(0, 2, "never written, but below 3".into());
-    tx.write(0, 3, "already held".into());
-    tx.write(0, 4, "new".into());
+    tx.write_with_seq_no(0, 2, "never written, but below 3".into());
+    tx.write_with_seq_no(0, 3, "already held".into());
+    tx.write_with_seq_no(0, 4, "new".into());
     let info = db.commit(&mut sim, "w", tx).unwrap();
     assert_eq!(
         info,
@@ -131,6 +126,45 @@ fn a_sequence_number_not_above_the_highest_written_is_skipped() {
     );
     assert_eq!(seqs(&db), vec![(0, 1), (0, 3), (0, 4)]);
     assert_eq!(db.stats().deduplicated, 3);
+}
+
+// ydb-python-sdk 3.31.2, ydb/_topic_writer/topic_writer.py: `auto_seqno: bool = True`;
+// ydb/_topic_writer/topic_writer_asyncio.py: a new writer stream starts from the server's
+// `self._last_known_seq_no = stream_writer.last_seqno`, and each message gets
+// `self._last_known_seq_no += 1`. The topic-tx SLO workload (ydb-python-sdk, branch
+// slo-topic-tx-transactions, tests/slo/TOPIC_TX_SCENARIO.md) opens a `tx_writer` inside the
+// retried callee and says "a retried commit is at worst an app-level duplicate". So a
+// transaction retried after its commit was applied (the client saw UNAVAILABLE) writes the
+// same payload again, under the next sequence number.
+#[test]
+fn an_automatic_sequence_number_stores_a_retried_message_again() {
+    let mut db = Ydb::in_memory(
+        1,
+        Chaos {
+            commit_faults: true,
+            ..Chaos::NONE
+        },
+    );
+    // The first commit meets option 2 of those offered without lock breaks, "UNAVAILABLE
+    // (connection lost, applied)"; the retry commits.
+    let mut sim = Sim::replaying(&[2, 0]);
+    let mut first = db.begin();
+    first.write(0, "0:1:0:pad".into());
+    let error = db.commit(&mut sim, "w", first).unwrap_err();
+    assert_eq!(error.status, StatusCode::Unavailable);
+    let mut retry = db.begin();
+    retry.write(0, "0:1:0:pad".into());
+    db.commit(&mut sim, "w", retry).unwrap();
+    let stored: Vec<(i64, String)> = db
+        .all_messages()
+        .into_iter()
+        .map(|m| (m.seq_no, m.payload))
+        .collect();
+    assert_eq!(
+        stored,
+        vec![(1, "0:1:0:pad".to_string()), (2, "0:1:0:pad".to_string())],
+        "the same message twice, under two sequence numbers"
+    );
 }
 
 // https://docs.rs/ydb/0.13.4/ydb/struct.TopicReader.html (pop_batch_in_tx)
@@ -176,8 +210,8 @@ fn a_batch_read_in_a_transaction_advances_the_offset_only_if_it_commits() {
 #[test]
 fn a_reader_session_reads_on_past_uncommitted_messages_until_it_ends() {
     let (mut db, mut sim) = topic_with(4);
-    let first = db.read_batch(&mut sim, "r", "c", 2).unwrap();
-    let next = db.read_batch(&mut sim, "r", "c", 2).unwrap();
+    let first = db.receive_batch(&mut sim, "r", "c", 2).unwrap();
+    let next = db.receive_batch(&mut sim, "r", "c", 2).unwrap();
     assert_eq!(offsets(&first), vec![0, 1]);
     assert_eq!(
         offsets(&next),
@@ -187,7 +221,7 @@ fn a_reader_session_reads_on_past_uncommitted_messages_until_it_ends() {
     assert_eq!(db.committed_offsets("c"), vec![0]);
     assert_eq!(db.read_positions("c"), vec![4]);
     db.end_read_session(&mut sim, "r", "c");
-    let anew = db.read_batch(&mut sim, "r", "c", 10).unwrap();
+    let anew = db.receive_batch(&mut sim, "r", "c", 10).unwrap();
     assert_eq!(
         offsets(&anew),
         vec![0, 1, 2, 3],
@@ -229,40 +263,52 @@ fn a_transaction_reads_several_batches_and_the_session_reads_past_an_open_transa
 
 // https://ydb.tech/docs/en/concepts/topic#topic-transactions-read: "within transactional
 // reads from a topic, only the offset commit is a true transactional operation. The
-// postponed offset commit occurs automatically at the transaction commit." The session is
-// not part of the transaction: a transaction that read through a session that has since
-// ended can still commit, as long as nobody committed those offsets first. (A paraphrase:
-// the documentation does not spell out this case; the simulator decides it by the offset
-// check at commit, as it decides two transactions that read the same offsets.)
+// postponed offset commit occurs automatically at the transaction commit."
+// ydb-python-sdk 3.31.2, ydb/_topic_reader/topic_reader_asyncio.py, `_commit_batches_with_tx`:
+// "The reader reconnected between receive_batch_with_tx() and tx.commit(), so these offsets
+// belong to a partition session that no longer exists." ... "Fail the tx instead
+// (retriable) without sending the request"; tests/topics/test_topic_transactions.py,
+// `test_tx_commit_after_reconnect_does_not_commit_stale_offsets`: "The consumer offset must
+// not have advanced: the message is read again." Two transactions that read the same
+// offsets through two sessions: the one from the ended session fails, the other commits.
 #[test]
-fn a_session_end_cancels_no_transaction_but_the_same_offsets_commit_once() {
+fn a_batch_from_an_ended_session_fails_its_commit_before_it_is_sent() {
     let (mut db, mut sim) = topic_with(2);
     let mut old = db.begin();
     db.receive_batch_with_tx(&mut sim, "r", &mut old, "c", 10)
         .unwrap();
     db.end_read_session(&mut sim, "r", "c");
+    let error = db.commit(&mut sim, "r", old).unwrap_err();
+    assert_eq!(error.status, StatusCode::ClientInternalError);
+    assert_eq!(db.committed_offsets("c"), vec![0], "not advanced");
+    assert_eq!(db.stats().commits, 0, "the commit was never sent");
     let mut new = db.begin();
     let again = db
         .receive_batch_with_tx(&mut sim, "r", &mut new, "c", 10)
         .unwrap();
-    assert_eq!(
-        offsets(&again),
-        vec![0, 1],
-        "the new session reads them again"
-    );
+    assert_eq!(offsets(&again), vec![0, 1], "the messages are read again");
     db.commit(&mut sim, "r", new).unwrap();
-    let late = db.commit(&mut sim, "r", old).unwrap_err();
-    assert!(late.is_locks_invalidated(), "{late}");
     assert_eq!(db.committed_offsets("c"), vec![2]);
+}
 
-    // Had nothing else committed them, the old transaction would have committed alone.
-    let (mut db, mut sim) = topic_with(2);
-    let mut old = db.begin();
-    db.receive_batch_with_tx(&mut sim, "r", &mut old, "c", 10)
+// The offset check at commit, for two transactions of the same live session: the second
+// read continues after the first, so if the first never commits, the second's range does
+// not continue the committed offset. (A paraphrase: the documentation does not spell this
+// case out; the server refuses an offset range with a gap, which the Python SDK's comment
+// above calls "server \"Gap\"".)
+#[test]
+fn an_offset_range_that_does_not_continue_the_committed_offset_is_aborted() {
+    let (mut db, mut sim) = topic_with(4);
+    let mut first = db.begin();
+    db.receive_batch_with_tx(&mut sim, "r", &mut first, "c", 2)
         .unwrap();
-    db.end_read_session(&mut sim, "r", "c");
-    db.commit(&mut sim, "r", old).unwrap();
-    assert_eq!(db.committed_offsets("c"), vec![2]);
+    let mut second = db.begin();
+    db.receive_batch_with_tx(&mut sim, "r", &mut second, "c", 2)
+        .unwrap();
+    drop(first);
+    let error = db.commit(&mut sim, "r", second).unwrap_err();
+    assert_eq!(error.status, StatusCode::Aborted, "{error}");
+    assert_eq!(db.committed_offsets("c"), vec![0]);
 }
 
 // ydb-rs-sdk, ydb/src/client_topic/topicreader/reader_tx.rs: `QueryTxCommitStatus::Aborted`
@@ -280,8 +326,7 @@ fn a_failed_commit_ends_the_reader_session() {
     );
     let mut sim = Sim::replaying(&[1]); // the commit's first fault option: OVERLOADED
     for seq_no in 1..=2 {
-        db.write(&mut sim, "w", 0, seq_no, seq_no.to_string())
-            .unwrap();
+        db.write(&mut sim, "w", 0, seq_no.to_string()).unwrap();
     }
     let mut tx = db.begin();
     db.receive_batch_with_tx(&mut sim, "r", &mut tx, "c", 10)
@@ -309,7 +354,7 @@ fn a_changed_read_version_aborts_the_commit_and_applies_nothing() {
     db.select(&mut sim, "v", &mut victim, HOT, (0, 0)).unwrap();
     db.select(&mut sim, "b", &mut breaker, HOT, (0, 0)).unwrap();
     db.upsert(&mut victim, HOT, (0, 0), "victim".into());
-    victim.write(1, 1, "victim's message".into());
+    victim.write(1, "victim's message".into());
     db.upsert(&mut breaker, HOT, (0, 0), "breaker".into());
     db.commit(&mut sim, "b", breaker).unwrap();
     let error = db.commit(&mut sim, "v", victim).unwrap_err();
@@ -334,6 +379,8 @@ fn a_changed_read_version_aborts_the_commit_and_applies_nothing() {
 // conditionally-retryable fast" (the transport's code, not the server's 400050).
 // google/rpc/code.proto, UNAVAILABLE: "Note that it is not always safe to retry
 // non-idempotent operations."
+// ydb-python-sdk 3.31.2, ydb/_errors.py: `_errors_retriable_fast_backoff_types = [
+// issues.Unavailable, issues.ClientInternalError, issues.SessionExpired, ]`.
 // ydb-go-sdk, retry/errors_data_test.go (the source of YDB's status table): a transport
 // `grpcCodes.Unavailable` can be retried when idempotent, not when non-idempotent;
 // `StatusIds_OVERLOADED` can be retried in both cases.
@@ -343,7 +390,7 @@ fn a_changed_read_version_aborts_the_commit_and_applies_nothing() {
 // must not be rolled back").
 #[test]
 fn the_retry_policy_follows_the_status_code_table() {
-    let policy = RetryPolicy::default();
+    let policy = RetrySettings::default();
     let aborted = YdbError {
         status: StatusCode::Aborted,
         issue: TLI,
@@ -365,7 +412,7 @@ fn the_retry_policy_follows_the_status_code_table() {
     assert_eq!(policy.next_delay(&overloaded, 1), Some(8), "slow backoff");
     assert_eq!(policy.next_delay(&unavailable, 1), Some(2));
     assert_eq!(policy.next_delay(&undetermined, 1), Some(2));
-    let not_idempotent = RetryPolicy {
+    let not_idempotent = RetrySettings {
         idempotent: false,
         ..policy
     };
@@ -384,10 +431,20 @@ fn the_retry_policy_follows_the_status_code_table() {
     assert!(unavailable.status.is_indefinite() && undetermined.status.is_indefinite());
     assert!(!aborted.status.is_indefinite() && !overloaded.status.is_indefinite());
     assert_eq!(
-        policy.next_delay(&aborted, policy.max_attempts),
+        policy.next_delay(&aborted, policy.max_retries + 1),
         None,
-        "gives up"
+        "gives up after max_retries retries"
     );
+    let client = YdbError {
+        status: StatusCode::ClientInternalError,
+        issue: "Topic reader partition session expired before tx commit",
+    };
+    assert_eq!(
+        not_idempotent.next_delay(&client, 1),
+        Some(2),
+        "fast backoff"
+    );
+    assert!(!client.status.is_indefinite(), "the commit was never sent");
 }
 
 fn one_commit(sim: &mut Sim) -> (Result<CommitInfo, YdbError>, Vec<(i64, i64)>) {
@@ -400,7 +457,7 @@ fn one_commit(sim: &mut Sim) -> (Result<CommitInfo, YdbError>, Vec<(i64, i64)>) 
     let hot = db.select(sim, "w", &mut tx, HOT, (0, 0)).unwrap();
     assert_eq!(hot, None);
     db.upsert(&mut tx, HOT, (0, 0), "1".into());
-    tx.write(0, 1, "m".into());
+    tx.write(0, "m".into());
     let result = db.commit(sim, "w", tx);
     (result, seqs(&db))
 }
@@ -465,7 +522,7 @@ fn a_killed_connection_fails_the_call_and_leaves_a_plain_write_unknown() {
     for path in [1, 2] {
         let mut fresh = Ydb::in_memory(1, Chaos::ALL);
         let mut sim = Sim::replaying(&[path]);
-        let error = fresh.write(&mut sim, "w", 0, 1, "m".into()).unwrap_err();
+        let error = fresh.write(&mut sim, "w", 0, "m".into()).unwrap_err();
         assert_eq!(error.status, StatusCode::Unavailable);
         written.push(seqs(&fresh).len());
     }
@@ -490,10 +547,10 @@ fn a_killed_offset_commit_is_unknown_and_ends_the_session() {
         let mut db = Ydb::in_memory(1, Chaos::ALL);
         // The write and the read answer (option 0); the offset commit meets `path`.
         let mut sim = Sim::replaying(&[0, 0, path]);
-        db.write(&mut sim, "w", 0, 1, "m".into()).unwrap();
-        let batch = db.read_batch(&mut sim, "r", "c", 10).unwrap();
+        db.write(&mut sim, "w", 0, "m".into()).unwrap();
+        let batch = db.receive_batch(&mut sim, "r", "c", 10).unwrap();
         assert_eq!(db.read_positions("c"), vec![1], "the session read on");
-        let error = db.commit_offsets(&mut sim, "r", "c", &batch).unwrap_err();
+        let error = db.commit_with_ack(&mut sim, "r", "c", &batch).unwrap_err();
         assert_eq!(error.status, StatusCode::Unavailable);
         committed.push(db.committed_offsets("c"));
         assert_eq!(
@@ -514,7 +571,7 @@ fn db_no_chaos_run() -> Sim {
     let mut sim = Sim::fault_free();
     let mut tx = db.begin();
     db.select(&mut sim, "w", &mut tx, HOT, (0, 0)).unwrap();
-    tx.write(0, 1, "m".into());
+    tx.write(0, "m".into());
     db.commit(&mut sim, "w", tx).unwrap();
     sim
 }

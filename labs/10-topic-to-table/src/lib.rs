@@ -1,15 +1,19 @@
 //! Lab 10 — exactly-once from topic to table, under chaos and lock conflicts.
 //!
-//! * `observe`: producers and a consumer around a transactional topic (the `sim-topic`
-//!   crate, modelled on YDB topics with transactions), under seeded chaos and lock
-//!   conflicts on a few hot rows: a producer that writes outside its transaction, a
-//!   consumer that commits its offset when it reads, and both done in one transaction.
-//!   Complete; run it with `cargo labs run 10`.
-//! * `harness`: the world the build phase is graded in (the database, the deterministic
-//!   scheduler, the SDK's retry loop, the validator and the audit). Complete.
-//! * `pipeline`: **your part** — the producer transaction and the consumer transaction.
-//!   Grade it with `cargo labs check 10`.
+//! * `world`: what your code talks to — the simulated YDB database (`sim-topic`), the
+//!   producer and the consumer, the message codec, the hot-row bump.
+//! * `pipeline`: **your part** — the producer's transaction, the consumer's transaction,
+//!   and how the consumer settles a commit whose outcome is unknown. Grade it with
+//!   `cargo labs check 10`.
+//! * `scenarios`: the graded worlds (the pipeline under the deterministic scheduler and
+//!   the SDK's retry loop, the explorations, the seeded chaos run). Complete.
+//! * `invariants`: what the graded runs check, and the audit of the sink. Complete.
+//! * `observe`: the observe phase; run it with `cargo labs run 10`. Complete.
+//! * `figures`: the book's figures. Complete.
 
-pub mod harness;
+pub mod figures;
+pub mod invariants;
 pub mod observe;
 pub mod pipeline;
+pub mod scenarios;
+pub mod world;

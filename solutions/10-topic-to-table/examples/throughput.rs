@@ -20,12 +20,13 @@
 
 use labkit::fault::{self, Scope};
 use rusqlite::{Connection, params};
-use sim_topic::{Chaos, RetryPolicy};
+use sim_topic::{Chaos, RetrySettings};
 use std::cell::RefCell;
 use std::time::Instant;
-use topic_to_table::harness::{
-    BATCH, CHAOS_RATE, Config, Outcome, Protocol, encode_payload, learner_protocol, run_pipeline,
+use topic_to_table::scenarios::{
+    CHAOS_RATE, Config, Outcome, Protocol, learner_protocol, run_pipeline,
 };
+use topic_to_table::world::{BATCH, encode_payload};
 
 const MESSAGES: i64 = 4_000;
 const HOT_KEYS: i64 = 4;
@@ -38,7 +39,7 @@ fn pipeline(producers: usize, protocol: Protocol, seed: u64) -> (Outcome, f64) {
         hot_keys: HOT_KEYS,
         partitions: 2,
         chaos: Chaos::ALL,
-        policy: RetryPolicy::default(),
+        retry: RetrySettings::default(),
     };
     let scope = Scope {
         lab: "10",
@@ -193,7 +194,7 @@ fn main() {
         for round in 0..ROUNDS {
             let (outcome, seconds) = pipeline(producers, learner_protocol(), 0x10 + round as u64);
             assert!(
-                outcome.signals.lost == 0 && outcome.audit.exactly_once() && !outcome.stalled,
+                outcome.signals.lost == 0 && outcome.audit.exactly_once() && outcome.drained,
                 "the pipeline must deliver exactly once: {:?}",
                 outcome.signals
             );

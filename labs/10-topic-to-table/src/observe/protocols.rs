@@ -1,0 +1,109 @@
+//! The protocols the observe phase runs: a producer that writes outside its transaction,
+//! a consumer that commits its offset when it reads, and both ends in one transaction.
+
+use crate::scenarios::Protocol;
+use crate::world::{
+    BATCH, Batch, CONSUMER, Consumer, Producer, SINK, Sim, Tx, Ydb, YdbError, bump_hot_row,
+    decode_payload, encode_payload,
+};
+
+// ANCHOR: outside
+/// A producer that writes its message with the plain writer, outside the table
+/// transaction, and does not wait for the write's acknowledgement: only the table
+/// transaction decides whether the sequence number moves on.
+fn produce_outside(
+    db: &mut Ydb,
+    sim: &mut Sim,
+    tx: &mut Tx,
+    producer: &mut Producer,
+) -> Result<(), YdbError> {
+    let (writer, seq_no) = (producer.writer_id, producer.next_seq_no);
+    let payload = encode_payload(writer, seq_no, producer.now);
+    let _ack = db.write(sim, producer.actor, writer, payload);
+    bump_hot_row(db, sim, producer.actor, tx, producer.hot_key)
+}
+// ANCHOR_END: outside
+
+// ANCHOR: offset_at_read
+/// A consumer that commits the offset when it reads the batch, then writes the sink
+/// rows in a transaction of their own.
+fn consume_offset_at_read(
+    db: &mut Ydb,
+    sim: &mut Sim,
+    tx: &mut Tx,
+    consumer: &Consumer,
+) -> Result<Batch, YdbError> {
+    let batch = db.receive_batch(sim, consumer.actor, CONSUMER, BATCH)?;
+    db.commit_with_ack(sim, consumer.actor, CONSUMER, &batch)?;
+    upsert_batch(db, tx, &batch);
+    bump_hot_row(db, sim, consumer.actor, tx, consumer.hot_key)?;
+    Ok(batch)
+}
+// ANCHOR_END: offset_at_read
+
+// Spoiler: the functions below are the build phase's answer. They are here because the
+// observe checks must run a protocol that is right at both ends; the chapter does not
+// print them. Build first if you want to find the fix yourself.
+
+/// The producer with the hot row and the message in one transaction.
+pub(super) fn produce_in_tx(
+    db: &mut Ydb,
+    sim: &mut Sim,
+    tx: &mut Tx,
+    producer: &mut Producer,
+) -> Result<(), YdbError> {
+    bump_hot_row(db, sim, producer.actor, tx, producer.hot_key)?;
+    let payload = encode_payload(producer.writer_id, producer.next_seq_no, producer.now);
+    tx.write(producer.writer_id, payload);
+    Ok(())
+}
+
+pub(super) fn advance_after_commit(producer: &mut Producer) {
+    producer.next_seq_no += 1;
+}
+
+/// The consumer with the batch, its offset and the sink rows in one transaction.
+pub(super) fn consume_in_tx(
+    db: &mut Ydb,
+    sim: &mut Sim,
+    tx: &mut Tx,
+    consumer: &Consumer,
+) -> Result<Batch, YdbError> {
+    let batch = db.receive_batch_with_tx(sim, consumer.actor, tx, CONSUMER, BATCH)?;
+    upsert_batch(db, tx, &batch);
+    bump_hot_row(db, sim, consumer.actor, tx, consumer.hot_key)?;
+    Ok(batch)
+}
+
+/// Whether a commit with an unknown outcome was applied: its offsets moved.
+pub(super) fn offsets_moved(db: &Ydb, batch: &Batch) -> bool {
+    let committed = db.committed_offsets(CONSUMER);
+    (batch.ranges.iter()).all(|r| committed[r.partition as usize] >= r.to)
+}
+
+/// Upserts each message under its identity, `(writer_id, seq_no)` from the payload.
+pub(super) fn upsert_batch(db: &Ydb, tx: &mut Tx, batch: &Batch) {
+    for message in &batch.messages {
+        if let Some((writer_id, seq_no, _)) = decode_payload(&message.payload) {
+            db.upsert(tx, SINK, (writer_id, seq_no), message.payload.clone());
+        }
+    }
+}
+
+/// Both transactions done right: the reference the figures use.
+pub const ONE_TRANSACTION: Protocol = Protocol {
+    produce: produce_in_tx,
+    produced: advance_after_commit,
+    consume: consume_in_tx,
+    applied: offsets_moved,
+};
+
+pub(super) const PRODUCER_OUTSIDE: Protocol = Protocol {
+    produce: produce_outside,
+    ..ONE_TRANSACTION
+};
+
+pub(super) const CONSUMER_OFFSET_AT_READ: Protocol = Protocol {
+    consume: consume_offset_at_read,
+    ..ONE_TRANSACTION
+};

@@ -1,0 +1,217 @@
+//! Variations the chapter does not walk through, each run here so that the answers to the
+//! questions about them are observed: a second transaction on one reader session, a
+//! producer retried after two faults, a sequence number moved inside the body, an
+//! unknown commit taken for a failure, a second consumer group, an explicit sequence
+//! number.
+
+use super::experiments::{offsets_read, topic_with};
+use super::protocols::{ONE_TRANSACTION, consume_in_tx, produce_in_tx, upsert_batch};
+use crate::scenarios::Protocol;
+use crate::world::{
+    Batch, CONSUMER, Consumer, HOT, Producer, SINK, Sim, Tx, Ydb, YdbError, bump_hot_row,
+    decode_payload, encode_payload,
+};
+use sim_topic::Chaos;
+
+/// T1 reads offsets 0–1, T2 reads 2–3 through the same session, T1 rolls back, T2
+/// commits. Returns whether T2's commit succeeded and where the next read starts.
+pub fn second_transaction_on_the_session() -> (bool, i64) {
+    let (mut db, mut sim) = topic_with(4);
+    let mut first = db.begin();
+    offsets_read(&mut db, &mut sim, &mut first, 2);
+    let mut second = db.begin();
+    offsets_read(&mut db, &mut sim, &mut second, 2);
+    db.rollback(&mut sim, "consumer", first);
+    let committed = db.commit(&mut sim, "consumer", second).is_ok();
+    let mut next = db.begin();
+    let read = offsets_read(&mut db, &mut sim, &mut next, 4);
+    (committed, read.first().copied().unwrap_or(-1))
+}
+
+fn producer() -> Producer {
+    Producer {
+        actor: "p0",
+        writer_id: 0,
+        next_seq_no: 1,
+        hot_key: 0,
+        now: 0,
+    }
+}
+
+/// Producer p0 sends one message with `protocol`, its commits meeting the fates `path`
+/// picks (commit faults and lock breaks on). Returns the database.
+fn retried_message(protocol: Protocol, path: &[usize]) -> Ydb {
+    let mut db = Ydb::in_memory(
+        1,
+        Chaos {
+            kill_connections: false,
+            ..Chaos::ALL
+        },
+    );
+    db.create_table(HOT);
+    db.create_table(SINK);
+    let mut sim = Sim::replaying(path);
+    let mut p = producer();
+    for _attempt in 0..path.len() + 1 {
+        let mut tx = db.begin();
+        (protocol.produce)(&mut db, &mut sim, &mut tx, &mut p).expect("no killed connection");
+        if db.commit(&mut sim, "p0", tx).is_ok() {
+            (protocol.produced)(&mut p);
+            break;
+        }
+    }
+    db
+}
+
+/// Drains the topic into the sink with the one-transaction consumer, fault-free.
+fn drain(db: &mut Ydb) {
+    let mut sim = Sim::fault_free();
+    let consumer = Consumer {
+        actor: "consumer",
+        reader_id: 0,
+        hot_key: 0,
+    };
+    loop {
+        let mut tx = db.begin();
+        let batch = consume_in_tx(db, &mut sim, &mut tx, &consumer).expect("fault-free");
+        if batch.messages.is_empty() {
+            break;
+        }
+        db.commit(&mut sim, "consumer", tx).expect("fault-free");
+    }
+}
+
+/// A commit applied but answered UNAVAILABLE, the retry ABORTED, the next retry
+/// committed: (copies of the message in the topic, sink rows after draining).
+pub fn retried_producer_copies() -> (usize, usize) {
+    // With lock breaks on, a commit's options are: 0 ok, 1 locks broken, 2 OVERLOADED,
+    // 3 UNAVAILABLE applied, 4 UNAVAILABLE not applied, 5 UNDETERMINED applied, …
+    let mut db = retried_message(ONE_TRANSACTION, &[3, 1, 0]);
+    let copies = db.all_messages().len();
+    drain(&mut db);
+    (copies, db.all_rows(SINK).len())
+}
+
+/// The starter's producer: the sequence number moves inside the body.
+fn produce_moving_seq_no(
+    db: &mut Ydb,
+    sim: &mut Sim,
+    tx: &mut Tx,
+    producer: &mut Producer,
+) -> Result<(), YdbError> {
+    produce_in_tx(db, sim, tx, producer)?;
+    producer.next_seq_no += 1;
+    Ok(())
+}
+
+/// That producer sends two messages; the first one's first commit is ABORTED. Returns the
+/// seq_nos the topic holds.
+pub fn seq_no_moved_in_the_body() -> Vec<i64> {
+    let protocol = Protocol {
+        produce: produce_moving_seq_no,
+        produced: |_| {},
+        ..ONE_TRANSACTION
+    };
+    let mut db = Ydb::in_memory(
+        1,
+        Chaos {
+            kill_connections: false,
+            ..Chaos::ALL
+        },
+    );
+    db.create_table(HOT);
+    let mut sim = Sim::replaying(&[1, 0, 0]);
+    let mut p = producer();
+    for _message in 0..2 {
+        for _attempt in 0..2 {
+            let mut tx = db.begin();
+            (protocol.produce)(&mut db, &mut sim, &mut tx, &mut p).expect("no kill");
+            if db.commit(&mut sim, "p0", tx).is_ok() {
+                break;
+            }
+        }
+    }
+    (db.all_messages().iter())
+        .filter_map(|m| decode_payload(&m.payload).map(|(_, seq_no, _)| seq_no))
+        .collect()
+}
+
+/// A consumer commit of 0#1 and 0#2 is applied but answers UNAVAILABLE; the application
+/// takes the error for a failure and validates nothing. Returns how many times the
+/// validator is fed 0#1 before the consumer finds nothing more to read.
+pub fn unknown_commit_taken_for_a_failure() -> usize {
+    let mut db = Ydb::in_memory(
+        1,
+        Chaos {
+            commit_faults: true,
+            ..Chaos::NONE
+        },
+    );
+    db.create_table(SINK);
+    // Without lock breaks a commit's options are: 0 ok, 1 OVERLOADED, 2 UNAVAILABLE
+    // applied, …; the plain writes meet no choice.
+    let mut sim = Sim::replaying(&[2]);
+    for seq_no in 1..=2 {
+        let written = db.write(&mut sim, "p0", 0, encode_payload(0, seq_no, 0));
+        written.expect("no connection is killed here");
+    }
+    let mut fed = 0;
+    loop {
+        let mut tx = db.begin();
+        let batch = db.receive_batch_with_tx(&mut sim, "consumer", &mut tx, CONSUMER, 8);
+        let batch = batch.expect("reads meet no faults here");
+        if batch.messages.is_empty() {
+            return fed;
+        }
+        upsert_batch(&db, &mut tx, &batch);
+        if db.commit(&mut sim, "consumer", tx).is_ok() && holds_first(&batch) {
+            fed += 1;
+        }
+    }
+}
+
+fn holds_first(batch: &Batch) -> bool {
+    (batch.messages.iter()).any(|m| decode_payload(&m.payload).is_some_and(|(_, s, _)| s == 1))
+}
+
+/// Two consumer groups drain the same six messages, each through its own reader
+/// session and offsets, into the one sink table. Returns the sink's rows.
+pub fn two_consumer_groups() -> usize {
+    let (mut db, mut sim) = topic_with(6);
+    for group in [CONSUMER, "second-group"] {
+        loop {
+            let mut tx = db.begin();
+            let batch = db.receive_batch_with_tx(&mut sim, group, &mut tx, group, 4);
+            let batch = batch.expect("no chaos here");
+            if batch.messages.is_empty() {
+                break;
+            }
+            upsert_batch(&db, &mut tx, &batch);
+            db.commit(&mut sim, group, tx).expect("no chaos here");
+        }
+    }
+    db.all_rows(SINK).len()
+}
+
+/// The producer with an explicit sequence number (`auto_seqno` off).
+fn produce_explicit(
+    db: &mut Ydb,
+    sim: &mut Sim,
+    tx: &mut Tx,
+    producer: &mut Producer,
+) -> Result<(), YdbError> {
+    bump_hot_row(db, sim, producer.actor, tx, producer.hot_key)?;
+    let (writer, seq_no) = (producer.writer_id, producer.next_seq_no);
+    tx.write_with_seq_no(writer, seq_no, encode_payload(writer, seq_no, producer.now));
+    Ok(())
+}
+
+/// With explicit sequence numbers, a commit applied but answered UNDETERMINED, then a
+/// retry that commits: the copies of the message in the topic.
+pub fn explicit_seq_no_copies() -> usize {
+    let protocol = Protocol {
+        produce: produce_explicit,
+        ..ONE_TRANSACTION
+    };
+    retried_message(protocol, &[5, 0]).all_messages().len()
+}
