@@ -2,6 +2,10 @@
 //! and tiny labs built on the real lab kit. Each test file uses part of it.
 #![allow(dead_code)]
 
+pub mod book_rules;
+pub mod catalogue;
+pub mod readability;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU32, Ordering};
