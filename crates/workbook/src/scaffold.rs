@@ -195,7 +195,7 @@ impl Names {
     }
 }
 
-/// A TOML basic string for `text` (quotes and backslashes escaped).
+/// `text` as a TOML string, quoted and escaped as TOML needs.
 fn toml_string(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
 }
@@ -205,7 +205,7 @@ fn toml_string(text: &str) -> String {
 /// it), and [`fill`] replaces them in one pass, so a title that contains `99` or
 /// `template` stays as it is.
 pub fn substitutions(names: &Names) -> Vec<(&'static str, String)> {
-    let figure_number = names.number.trim_start_matches('0');
+    let figure_number: u32 = names.number.parse().unwrap_or_default();
     vec![
         // lab.toml's title, a TOML string.
         ("\"Template lab\"", toml_string(&names.title)),
@@ -222,17 +222,7 @@ pub fn substitutions(names: &Names) -> Vec<(&'static str, String)> {
         // The lab's id, in lab.toml and in the observe report.
         ("\"template\"", format!("\"{}\"", names.id)),
         // Figure numbers have no leading zero: Figure 5.1.
-        (
-            "Figure 99.",
-            format!(
-                "Figure {}.",
-                if figure_number.is_empty() {
-                    "0"
-                } else {
-                    figure_number
-                }
-            ),
-        ),
+        ("Figure 99.", format!("Figure {figure_number}.")),
         // The lab's number: `cargo labs check 99`, a replay's scope, lab.toml, the docs.
         ("99", names.number.clone()),
     ]
