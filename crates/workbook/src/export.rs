@@ -2,11 +2,12 @@
 //!
 //! It takes the starters, the book, the kit, the simulators, the CLI and the graded
 //! suites, and leaves out everything that answers: `solutions/` (and its catalogue of
-//! wrong solutions), the teacher's chapter and tests, and every answer key, explanation
-//! and hint, which go into each lab's scrambled `key.txt` instead. The published
-//! starters are copied to `.starters/`, so `cargo labs reset` works without git. Before
-//! it finishes, the export reads back every file it wrote and refuses to leave one that
-//! holds a key's explanation or a hint as readable text.
+//! wrong solutions), the template lab of `cargo labs new`, the teacher's chapter and
+//! tests, and every answer key, explanation and hint, which go into each lab's scrambled
+//! `key.txt` instead. The published starters are copied to `.starters/`, so `cargo labs
+//! reset` works without git. Before it finishes, the export reads back every file it
+//! wrote and refuses to leave one that holds a key's explanation or a hint as readable
+//! text.
 
 use crate::commands::Workbook;
 use crate::error::{Error, Result};
@@ -28,6 +29,7 @@ pub const TEACHER_ONLY: &[&str] = &[
     "book/src/teaching.md",
     "book/src/figures/reading-times.md",
     "crates/workbook/examples",
+    "crates/workbook/templates",
     "crates/workbook/tests/consistency.rs",
     "crates/workbook/tests/quality.rs",
     "crates/workbook/tests/book_web.rs",
@@ -97,21 +99,38 @@ fn write(dir: &Path, rel: &str, bytes: &[u8]) -> Result<()> {
     std::fs::write(&path, bytes).map_err(|e| Error::writing(&path, e))
 }
 
-/// The workspace manifest without the solutions: the same members otherwise, and the
-/// starters still not default members.
+/// Members of the teacher's workspace that the student edition does not have: the
+/// solutions, and the template lab of `cargo labs new`.
+fn teacher_only_member(member: &str) -> bool {
+    member == "solutions/*" || member.starts_with("crates/workbook/templates/")
+}
+
+/// The workspace manifest without the solutions and the template lab: the same members
+/// otherwise, and the starters still not default members.
 pub fn student_manifest(teacher: &str) -> Result<String> {
-    let text = teacher
-        .replace(", \"solutions/*\"]", "]")
-        .replace(
-            "# The starters in labs/ are members (so `cargo labs check 01` can build them) but not\n\
-             # default members: the root `cargo test` builds the solutions, the kit and the CLI, and\n\
-             # proves the starters fail through the consistency gate in crates/workbook/tests.\n",
-            "# The labs are members (so `cargo labs check 01` can build them) but not default\n\
-             # members: the root `cargo test` tests the kit, the simulators and the CLI.\n",
-        );
-    if text.contains("solutions") {
+    let kept: Vec<&str> = teacher
+        .lines()
+        .filter(|line| {
+            let item = line.trim().trim_end_matches(',');
+            !item
+                .strip_prefix('"')
+                .and_then(|i| i.strip_suffix('"'))
+                .is_some_and(teacher_only_member)
+        })
+        .collect();
+    let text = (kept.join("\n") + "\n").replace(
+        "# The starters in labs/ are members (so `cargo labs check 01` can build them) but not\n\
+         # default members: the root `cargo test` builds the solutions, the kit and the CLI, and\n\
+         # proves the starters fail through the consistency gate in crates/workbook/tests.\n\
+         # The template lab that `cargo labs new` copies (crates/workbook/templates, teacher's\n\
+         # edition only) is a member like the others, so rustfmt, clippy and the root `cargo test`\n\
+         # see it as the code it is.\n",
+        "# The labs are members (so `cargo labs check 01` can build them) but not default\n\
+         # members: the root `cargo test` tests the kit, the simulators and the CLI.\n",
+    );
+    if text.contains("solutions") || text.contains("templates") {
         return Err(Error::input(
-            "the workspace Cargo.toml names solutions/ in a way the export does not know how to remove",
+            "the workspace Cargo.toml names solutions/ or the lab templates in a way the export does not know how to remove",
         ));
     }
     toml::from_str::<toml::Table>(&text)
@@ -306,19 +325,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_workspace_manifest_loses_the_solutions_and_nothing_else() {
+    fn the_workspace_manifest_loses_the_solutions_and_the_templates_and_nothing_else() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let teacher = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
         let student = student_manifest(&teacher).unwrap();
-        assert!(!student.contains("solutions"));
-        assert!(
-            student.contains("members = [\"crates/*\", \"labs/*\"]"),
-            "{student}"
-        );
-        assert!(
-            student.contains("default-members = [\"crates/*\"]"),
-            "{student}"
-        );
+        assert!(!student.contains("solutions") && !student.contains("templates"));
+        let members = |text: &str, key: &str| -> Vec<String> {
+            let manifest: toml::Table = toml::from_str(text).unwrap();
+            let list = manifest["workspace"][key].as_array().unwrap();
+            list.iter()
+                .map(|m| m.as_str().unwrap().to_string())
+                .collect()
+        };
+        for key in ["members", "default-members"] {
+            let mut expected = members(&teacher, key);
+            expected.retain(|m| !teacher_only_member(m));
+            assert_eq!(members(&student, key), expected, "{student}");
+        }
+        assert_eq!(members(&student, "members"), ["crates/*", "labs/*"]);
+        assert_eq!(members(&student, "default-members"), ["crates/*"]);
+        let without_members = |text: &str| {
+            let mut manifest: toml::Table = toml::from_str(text).unwrap();
+            let workspace = manifest["workspace"].as_table_mut().unwrap();
+            workspace.remove("members");
+            workspace.remove("default-members");
+            manifest
+        };
+        assert_eq!(without_members(&student), without_members(&teacher));
     }
 
     #[test]
@@ -327,6 +360,9 @@ mod tests {
         assert!(excluded("labs/01-outbox/predictions.txt"));
         assert!(excluded("labs/01-outbox/lab.toml"));
         assert!(excluded("crates/workbook/tests/consistency.rs"));
+        assert!(excluded(
+            "crates/workbook/templates/solutions/99-template/src/receiver.rs"
+        ));
         assert!(!excluded("labs/01-outbox/src/relay.rs"));
         assert!(!excluded("tests/01_outbox.rs"));
         assert!(!excluded("crates/workbook/tests/cli.rs"));

@@ -324,8 +324,9 @@ fn dispatch(args: &[String]) -> Result<()> {
                 for path in scaffold::scaffold(&wb.root, slug, title)? {
                     println!("  wrote {}", path.display());
                 }
+                let number = slug.get(..2).unwrap_or(slug);
                 println!(
-                    "\nNext: `cargo test -p solution{slug} --test graded` passes, `cargo labs check {slug}` fails one test;\nthen replace the placeholder scenario (see CONTRIBUTING.md) and re-publish the hashes the gate names."
+                    "\nNext: `cargo test -p solution{slug} --test graded` passes, `cargo labs check {slug}` fails one test.\nThen replace the placeholder scenario with the lab's own (see CONTRIBUTING.md), re-publish the hashes\nthe gate names, and grow the catalogue to eight wrong solutions\n(`LABS_ONLY={number} cargo test -p workbook --test mutants`)."
                 );
                 Ok(())
             }

@@ -1,14 +1,77 @@
 //! `cargo labs new NN-slug "Title"`: scaffolds a lab in the layout of CONTRIBUTING.md
-//! that the consistency gate accepts as it is: the starter compiles and fails one graded
-//! test on an invariant, the solution passes, the observed verdicts equal the answer keys,
-//! the chapter's includes resolve and the published hashes are right. The scenario is a
-//! small placeholder (a sender retries after lost responses; the receiver must recognise
-//! a retry): replace it with the lab's own, keeping the shape.
+//! that the gates accept as it is: the starter compiles and fails one graded test on an
+//! invariant, the solution passes, the observed verdicts equal the answer keys, the
+//! catalogue's wrong solutions are rejected, the chapter's includes resolve and the
+//! published hashes are right.
+//!
+//! What it writes is the template lab in `crates/workbook/templates`: a small but whole
+//! lab (a sender retries after lost responses; the learner's receiver must recognise a
+//! retry), laid out there as the workbook lays out a lab (`labs/99-template`,
+//! `solutions/99-template` with its catalogue, `tests/99_template.rs`,
+//! `book/src/99-template.md` and its figure). Every relative path in it (the solution's
+//! `#[path]`s, the manifests' suite, the chapter's includes) is therefore right both
+//! there and in the new lab, and only names change: [`substitutions`] lists them. The
+//! template lab and its solution are workspace members, so rustfmt, clippy,
+//! rust-analyzer and the root `cargo test` see them as the code they are.
+//!
+//! The templates are in the teacher's edition only; `build.rs` sets
+//! `cfg(scaffold_templates)` when they are there to be embedded.
 
 use crate::error::{Error as Failure, Result};
 use crate::meta::{LabMeta, load_labs, predictions_page};
 use crate::write_atomically;
 use std::path::{Path, PathBuf};
+
+/// One file of the template lab: its path under `crates/workbook/templates` (which is
+/// also its path in the workbook, once the names are replaced) and its text.
+#[derive(Clone, Copy, Debug)]
+pub struct Template {
+    pub path: &'static str,
+    pub text: &'static str,
+    /// Copied byte for byte (a generated figure, whose numbers are not names).
+    pub verbatim: bool,
+}
+
+macro_rules! templates {
+    ($($kind:ident $path:literal,)*) => {
+        &[$(Template {
+            path: $path,
+            text: include_str!(concat!("../templates/", $path)),
+            verbatim: templates!(@verbatim $kind),
+        },)*]
+    };
+    (@verbatim filled) => { false };
+    (@verbatim verbatim) => { true };
+}
+
+/// Every file of the template lab.
+#[cfg(scaffold_templates)]
+pub const TEMPLATES: &[Template] = templates![
+    filled "labs/99-template/Cargo.toml",
+    filled "labs/99-template/lab.toml",
+    filled "labs/99-template/src/lib.rs",
+    filled "labs/99-template/src/main.rs",
+    filled "labs/99-template/src/world.rs",
+    filled "labs/99-template/src/receiver.rs",
+    filled "labs/99-template/src/scenarios.rs",
+    filled "labs/99-template/src/invariants.rs",
+    filled "labs/99-template/src/figures.rs",
+    filled "labs/99-template/src/observe/mod.rs",
+    filled "solutions/99-template/Cargo.toml",
+    filled "solutions/99-template/src/lib.rs",
+    filled "solutions/99-template/src/receiver.rs",
+    filled "solutions/99-template/mutants/identity-by-amount/mutant.toml",
+    filled "solutions/99-template/mutants/identity-by-amount/src/receiver.rs",
+    filled "solutions/99-template/mutants/lost-response-means-not-applied/mutant.toml",
+    filled "solutions/99-template/mutants/lost-response-means-not-applied/src/receiver.rs",
+    filled "tests/99_template.rs",
+    filled "book/src/99-template.md",
+    verbatim "book/src/figures/99-template-lost-response.svg",
+];
+
+/// The student edition has no templates.
+#[cfg(not(scaffold_templates))]
+pub const TEMPLATES: &[Template] = templates![];
 
 /// The names one lab's files are made of, all derived from `NN-slug`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,6 +87,68 @@ pub struct Names {
     /// `Retried writes`
     pub title: String,
 }
+
+/// Names a library cannot have: Rust's keywords, and the crates a lab already uses.
+const NOT_A_LIBRARY: &[&str] = &[
+    "as",
+    "async",
+    "await",
+    "box",
+    "break",
+    "const",
+    "continue",
+    "crate",
+    "do",
+    "dyn",
+    "else",
+    "enum",
+    "extern",
+    "false",
+    "final",
+    "fn",
+    "for",
+    "gen",
+    "if",
+    "impl",
+    "in",
+    "let",
+    "loop",
+    "macro",
+    "match",
+    "mod",
+    "move",
+    "mut",
+    "override",
+    "priv",
+    "pub",
+    "ref",
+    "return",
+    "self",
+    "static",
+    "struct",
+    "super",
+    "trait",
+    "true",
+    "try",
+    "type",
+    "typeof",
+    "union",
+    "unsafe",
+    "unsized",
+    "use",
+    "virtual",
+    "where",
+    "while",
+    "yield",
+    "alloc",
+    "core",
+    "labkit",
+    "proc_macro",
+    "serde",
+    "serde_json",
+    "std",
+    "test",
+];
 
 impl Names {
     /// Validates `NN-slug` (two digits, a dash, lower-case words joined by dashes) and a
@@ -45,6 +170,12 @@ impl Names {
         {
             return Err(usage);
         }
+        let lib = id.replace('-', "_");
+        if NOT_A_LIBRARY.contains(&lib.as_str()) {
+            return Err(format!(
+                "`{slug}` would name the lab's library `{lib}`, which Rust reserves or a lab already uses; pick another word"
+            ));
+        }
         let title = title.trim();
         if title.is_empty() || title.contains(['\n', '\r']) {
             return Err("the title is one non-empty line, e.g. \"Retried writes\"".into());
@@ -53,91 +184,103 @@ impl Names {
             slug: slug.to_string(),
             number: number.to_string(),
             id: id.to_string(),
-            lib: id.replace('-', "_"),
+            lib,
             title: title.to_string(),
         })
     }
 
-    fn package(&self) -> String {
-        format!("lab{}", self.slug)
-    }
-
-    fn solution_package(&self) -> String {
-        format!("solution{}", self.slug)
-    }
-
-    fn suite(&self) -> String {
+    /// `tests/11_retried_writes.rs`
+    pub fn suite(&self) -> String {
         format!("tests/{}.rs", self.slug.replace('-', "_"))
-    }
-
-    fn chapter(&self) -> String {
-        format!("book/src/{}.md", self.slug)
-    }
-
-    /// Fills a template: `@NN@`, `@SLUG@`, `@ID@`, `@LIB@`, `@TITLE@`, `@PACKAGE@`,
-    /// `@SOLUTION@`, `@SUITE@`, `@CHAPTER@`.
-    fn fill(&self, template: &str) -> String {
-        template
-            .replace("@NN@", &self.number)
-            .replace("@SLUG@", &self.slug)
-            .replace("@ID@", &self.id)
-            .replace("@LIB@", &self.lib)
-            .replace("@TITLE@", &self.title)
-            .replace("@PACKAGE@", &self.package())
-            .replace("@SOLUTION@", &self.solution_package())
-            .replace("@SUITE@", &self.suite())
-            .replace("@CHAPTER@", &self.chapter())
     }
 }
 
-/// A TOML basic string for `text` (quotes and backslashes escaped).
+/// `text` as a TOML string, quoted and escaped as TOML needs.
 fn toml_string(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
 }
 
-/// The files of a new lab, as (path relative to the root, content), lab.toml last
-/// (it needs the published hashes of the others) and without the predictions page.
-pub fn files(names: &Names) -> Vec<(String, String)> {
-    let lab = format!("labs/{}", names.slug);
-    let solution = format!("solutions/{}", names.slug);
-    let lab_manifest = names.fill(LAB_MANIFEST).replace(
-        "\"@DESCRIPTION@\"",
-        &toml_string(&format!(
-            "Lab {}: {} (the learner's crate).",
-            names.number, names.title
-        )),
-    );
-    let solution_manifest = names.fill(SOLUTION_MANIFEST).replace(
-        "\"@DESCRIPTION@\"",
-        &toml_string(&format!(
-            "Lab {} reference solution: the learner's crate with the build phase done.",
-            names.number
-        )),
-    );
+/// What the template lab is called, and what the new lab is called instead, most
+/// specific first. The templates use `99` and `template` for nothing else (a test proves
+/// it), and [`fill`] replaces them in one pass, so a title that contains `99` or
+/// `template` stays as it is.
+pub fn substitutions(names: &Names) -> Vec<(&'static str, String)> {
+    let figure_number: u32 = names.number.parse().unwrap_or_default();
     vec![
-        (format!("{lab}/Cargo.toml"), lab_manifest),
-        (format!("{lab}/src/lib.rs"), names.fill(LAB_LIB)),
-        (format!("{lab}/src/main.rs"), names.fill(LAB_MAIN)),
-        (format!("{lab}/src/observe.rs"), names.fill(OBSERVE)),
-        (format!("{lab}/src/harness.rs"), names.fill(HARNESS)),
-        (format!("{lab}/src/receiver.rs"), names.fill(STARTER)),
-        (format!("{solution}/Cargo.toml"), solution_manifest),
-        (format!("{solution}/src/lib.rs"), names.fill(SOLUTION_LIB)),
-        (format!("{solution}/src/receiver.rs"), names.fill(SOLUTION)),
-        (names.suite(), names.fill(SUITE)),
-        (names.chapter(), names.fill(CHAPTER)),
+        // lab.toml's title, a TOML string.
+        ("\"Template lab\"", toml_string(&names.title)),
+        // The chapter's heading, the library's doc comment.
+        ("Template lab", names.title.clone()),
+        // The lab's folders, its packages (`lab99-template`), its chapter and figures,
+        // the catalogue's pointers to chapter sections.
+        ("99-template", names.slug.clone()),
+        // The graded suite's file.
+        ("99_template", names.slug.replace('-', "_")),
+        // The library's name in both manifests, and the paths into it.
+        ("name = \"template\"", format!("name = \"{}\"", names.lib)),
+        ("template::", format!("{}::", names.lib)),
+        // The lab's id, in lab.toml and in the observe report.
+        ("\"template\"", format!("\"{}\"", names.id)),
+        // Figure numbers have no leading zero: Figure 5.1.
+        ("Figure 99.", format!("Figure {figure_number}.")),
+        // The lab's number: `cargo labs check 99`, a replay's scope, lab.toml, the docs.
+        ("99", names.number.clone()),
     ]
 }
 
-/// The files whose git blob ids go into `[published]`.
-fn published_paths(names: &Names) -> Vec<String> {
-    let lab = format!("labs/{}", names.slug);
-    vec![
-        format!("{lab}/src/harness.rs"),
-        format!("{lab}/src/observe.rs"),
-        format!("{lab}/src/receiver.rs"),
-        names.suite(),
-    ]
+/// `text` with every pattern of `substitutions` replaced, left to right in one pass: at
+/// each position the first pattern that matches wins, and replaced text is not searched
+/// again.
+pub fn fill(text: &str, substitutions: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    'scan: while let Some(c) = rest.chars().next() {
+        for (pattern, replacement) in substitutions {
+            if let Some(after) = rest.strip_prefix(pattern) {
+                out.push_str(replacement);
+                rest = after;
+                continue 'scan;
+            }
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// The files of a new lab, as (path relative to the root, content), in the order of
+/// [`TEMPLATES`]; lab.toml's `[published]` is still empty, and the predictions page is
+/// not among them (both need the files written first).
+pub fn files(names: &Names) -> Vec<(String, String)> {
+    let substitutions = substitutions(names);
+    TEMPLATES
+        .iter()
+        .map(|t| {
+            let text = if t.verbatim {
+                t.text.to_string()
+            } else {
+                fill(t.text, &substitutions)
+            };
+            (fill(t.path, &substitutions), text)
+        })
+        .collect()
+}
+
+/// The files whose git blob ids go into `[published]`: everything the learner's crate is
+/// built from (its manifest, its sources) and the graded suite.
+fn published_paths(names: &Names, files: &[(String, String)]) -> Vec<String> {
+    let lab = format!("labs/{}/", names.slug);
+    let mut paths: Vec<String> = files
+        .iter()
+        .map(|(path, _)| path.clone())
+        .filter(|p| {
+            p.strip_prefix(&lab)
+                .is_some_and(|rel| rel == "Cargo.toml" || rel.starts_with("src/"))
+                || *p == names.suite()
+        })
+        .collect();
+    paths.sort();
+    paths
 }
 
 /// Adds `- [Title](NN-slug.md)` to SUMMARY.md among the chapters, in number order.
@@ -165,10 +308,8 @@ pub fn add_to_summary(summary: &str, names: &Names) -> String {
     out
 }
 
-/// Scaffolds the lab under `root` and returns the paths it wrote. Refuses to overwrite
-/// anything, and refuses a number or id another lab already has.
-pub fn scaffold(root: &Path, slug: &str, title: &str) -> Result<Vec<PathBuf>> {
-    let names = Names::parse(slug, title).map_err(Failure::input)?;
+/// Refuses a number or id another lab has, and any file that exists already.
+fn refuse_to_collide(root: &Path, names: &Names, paths: &[&str]) -> Result<()> {
     let existing = load_labs(root)?;
     if let Some(lab) = existing
         .labs
@@ -181,37 +322,52 @@ pub fn scaffold(root: &Path, slug: &str, title: &str) -> Result<Vec<PathBuf>> {
             lab.slug()
         )));
     }
-    let files = files(&names);
-    let lab_toml = format!("labs/{}/lab.toml", names.slug);
-    let predictions = format!("book/src/predictions/{}.md", names.slug);
-    for path in files
-        .iter()
-        .map(|(p, _)| p.as_str())
-        .chain([lab_toml.as_str(), predictions.as_str()])
-    {
+    for path in paths {
         if root.join(path).exists() {
             return Err(Failure::input(format!(
                 "{path} exists already; `cargo labs new` never overwrites a file"
             )));
         }
     }
+    Ok(())
+}
+
+fn write(root: &Path, path: &str, text: &str, written: &mut Vec<PathBuf>) -> Result<()> {
+    let full = root.join(path);
+    if let Some(parent) = full.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Failure::writing(parent, e))?;
+    }
+    std::fs::write(&full, text).map_err(|e| Failure::writing(&full, e))?;
+    written.push(full);
+    Ok(())
+}
+
+/// Scaffolds the lab under `root` and returns the paths it wrote. Refuses to overwrite
+/// anything, and refuses a number or id another lab already has.
+pub fn scaffold(root: &Path, slug: &str, title: &str) -> Result<Vec<PathBuf>> {
+    if TEMPLATES.is_empty() {
+        return Err(Failure::input(
+            "`cargo labs new` belongs to the teacher's edition: this copy has no lab templates (crates/workbook/templates)",
+        ));
+    }
+    let names = Names::parse(slug, title).map_err(Failure::input)?;
+    let files = files(&names);
+    let lab_toml = format!("labs/{}/lab.toml", names.slug);
+    let predictions = format!("book/src/predictions/{}.md", names.slug);
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    refuse_to_collide(
+        root,
+        &names,
+        &[&paths[..], &[predictions.as_str()]].concat(),
+    )?;
     let summary_path = root.join("book/src/SUMMARY.md");
     let summary =
         std::fs::read_to_string(&summary_path).map_err(|e| Failure::reading(&summary_path, e))?;
     let mut written = Vec::new();
-    let write = |path: &str, text: &str, written: &mut Vec<PathBuf>| -> Result<()> {
-        let full = root.join(path);
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Failure::writing(parent, e))?;
-        }
-        std::fs::write(&full, text).map_err(|e| Failure::writing(&full, e))?;
-        written.push(full);
-        Ok(())
-    };
-    for (path, text) in &files {
-        write(path, text, &mut written)?;
+    for (path, text) in files.iter().filter(|(p, _)| *p != lab_toml) {
+        write(root, path, text, &mut written)?;
     }
-    // The templates are formatted; a long library name can still wrap a line differently.
+    // The templates are formatted; a longer library name can wrap a line differently.
     let sources: Vec<&PathBuf> = written
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "rs"))
@@ -221,514 +377,42 @@ pub fn scaffold(root: &Path, slug: &str, title: &str) -> Result<Vec<PathBuf>> {
         .args(&sources)
         .output();
     let mut published = String::new();
-    for path in published_paths(&names) {
-        let blob = crate::blob::file_blob(&root.join(&path))
-            .map_err(|e| Failure::reading(&root.join(&path), e))?;
-        published.push_str(&format!("\"{path}\" = \"{blob}\"\n"));
+    for path in published_paths(&names, &files) {
+        let full = root.join(&path);
+        let blob = crate::blob::file_blob(&full).map_err(|e| Failure::reading(&full, e))?;
+        published.push_str(&format!("{} = \"{blob}\"\n", toml_string(&path)));
     }
-    let lab_toml_text = names
-        .fill(LAB_TOML)
-        .replace("\"@TITLE_TOML@\"", &toml_string(&names.title))
-        .replace("@PUBLISHED@\n", &published);
+    let template_toml = files
+        .iter()
+        .find(|(p, _)| *p == lab_toml)
+        .map(|(_, text)| text.as_str())
+        .unwrap_or_default();
+    let lab_toml_text =
+        template_toml.replacen("\n[published]\n", &format!("\n[published]\n{published}"), 1);
+    if lab_toml_text == template_toml {
+        return Err(Failure::input(
+            "the template lab.toml has no `[published]` table",
+        ));
+    }
     let meta: LabMeta = toml::from_str(&lab_toml_text)
         .map_err(|e| Failure::input(format!("the generated lab.toml does not parse: {e}")))?;
-    write(&lab_toml, &lab_toml_text, &mut written)?;
+    write(root, &lab_toml, &lab_toml_text, &mut written)?;
     let lab = crate::meta::Lab::new(root.join("labs").join(&names.slug), meta)
         .map_err(|e| Failure::input(format!("the generated lab.toml is incomplete: {e}")))?;
-    write(&predictions, &predictions_page(&lab), &mut written)?;
+    write(root, &predictions, &predictions_page(&lab), &mut written)?;
     write_atomically(&summary_path, &add_to_summary(&summary, &names))
         .map_err(|e| Failure::writing(&summary_path, e))?;
     written.push(summary_path);
     Ok(written)
 }
 
-const LAB_MANIFEST: &str = r#"[package]
-name = "@PACKAGE@"
-description = "@DESCRIPTION@"
-version.workspace = true
-edition.workspace = true
-rust-version.workspace = true
-publish.workspace = true
-license.workspace = true
-
-[lib]
-name = "@LIB@"
-path = "src/lib.rs"
-
-[[bin]]
-name = "@PACKAGE@"
-path = "src/main.rs"
-
-[[test]]
-name = "graded"
-path = "../../@SUITE@"
-harness = false
-
-[dependencies]
-labkit.workspace = true
-serde_json.workspace = true
-
-[lints]
-workspace = true
-"#;
-
-const SOLUTION_MANIFEST: &str = r#"[package]
-name = "@SOLUTION@"
-description = "@DESCRIPTION@"
-version.workspace = true
-edition.workspace = true
-rust-version.workspace = true
-publish.workspace = true
-license.workspace = true
-
-[lib]
-name = "@LIB@"
-path = "src/lib.rs"
-
-[[test]]
-name = "graded"
-path = "../../@SUITE@"
-harness = false
-
-[dependencies]
-labkit.workspace = true
-serde_json.workspace = true
-
-[lints]
-workspace = true
-"#;
-
-const LAB_LIB: &str = r#"//! Lab @NN@ — @TITLE@.
-//!
-//! * `observe`: the scenario the learner predicts, then runs. Complete; run it with
-//!   `cargo labs run @NN@`.
-//! * `harness`: the world the build phase is graded in (a sender that retries after lost
-//!   responses, crash points). Complete.
-//! * `receiver`: **your part** — the receiver that applies each message once. Grade it
-//!   with `cargo labs check @NN@`.
-
-pub mod harness;
-pub mod observe;
-pub mod receiver;
-"#;
-
-const LAB_MAIN: &str = r#"use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: @LIB@::observe::run,
-        scenarios: @LIB@::harness::SCENARIOS,
-        figures: @LIB@::harness::figures,
-    })
-}
-"#;
-
-const SOLUTION_LIB: &str = r#"//! Lab @NN@ reference solution: the learner's crate with `receiver.rs` solved. The observe
-//! phase and the harness are the lab's own files, compiled here unchanged.
-
-#[path = "../../../labs/@SLUG@/src/harness.rs"]
-pub mod harness;
-#[path = "../../../labs/@SLUG@/src/observe.rs"]
-pub mod observe;
-pub mod receiver;
-"#;
-
-const OBSERVE: &str = r#"//! The observe phase: a receiver that applies every delivery, and a sender that retries
-//! after a lost response. Every verdict below is computed from what the code just did;
-//! the answer keys live in lab.toml.
-
-use crate::harness::{Delivery, Ledger, messages};
-use labkit::{Observation, Report};
-
-// ANCHOR: naive
-/// The naive receiver: applies whatever arrives.
-fn apply_every_delivery(ledger: &mut Ledger, delivery: &Delivery) {
-    ledger.apply(delivery);
-}
-// ANCHOR_END: naive
-
-/// Runs the scenario and reports what it observed.
-pub fn run() -> Report {
-    let mut obs = Observation::new("@SLUG@");
-    let message = &messages()[0];
-    let mut ledger = Ledger::default();
-    // The first attempt is applied; its response is lost, so the sender saw nothing.
-    apply_every_delivery(&mut ledger, message);
-    obs.check(
-        "a lost response means the effect was not applied",
-        ledger.times_applied(&message.message_id) == 0,
-    );
-    // The sender retries with the same message id.
-    apply_every_delivery(&mut ledger, message);
-    let applied = ledger.times_applied(&message.message_id);
-    obs.check(
-        "a retry after a lost response applies the effect again",
-        applied > 1,
-    );
-    let answer = match applied {
-        0 => "a",
-        1 => "b",
-        _ => "c",
-    };
-    obs.answer(
-        "effects-after-retry",
-        answer,
-        format!("{} was applied {applied} time(s)", message.message_id),
-    );
-    obs.finish(
-        None,
-        serde_json::json!({ "applied": applied, "total": ledger.total() }),
-    )
-}
-"#;
-
-const HARNESS: &str = r#"//! The world the build phase is graded in: a sender delivers each message to the
-//! receiver over a network that can lose the response, retries what it did not see
-//! acknowledged, and can crash before a retry. Complete; the graded suite drives it.
-
-use crate::receiver::receive;
-use labkit::fault::{self, Crash, Exploration, Fate, Glyph, Scope, Sim, Token, Verdict, Violation};
-
-/// One delivery: the message's identity and the effect it asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Delivery {
-    pub message_id: String,
-    pub amount: i64,
-}
-
-/// The receiver's durable state: every effect it applied, in order.
-#[derive(Debug, Default)]
-pub struct Ledger {
-    applied: Vec<Delivery>,
-}
-
-impl Ledger {
-    /// Applies one effect.
-    pub fn apply(&mut self, delivery: &Delivery) {
-        self.applied.push(delivery.clone());
-    }
-
-    /// Has an effect with this message id been applied?
-    pub fn is_applied(&self, message_id: &str) -> bool {
-        self.times_applied(message_id) > 0
-    }
-
-    pub fn times_applied(&self, message_id: &str) -> usize {
-        self.applied
-            .iter()
-            .filter(|d| d.message_id == message_id)
-            .count()
-    }
-
-    pub fn total(&self) -> i64 {
-        self.applied.iter().map(|d| d.amount).sum()
-    }
-}
-
-/// The messages every scenario sends.
-pub fn messages() -> Vec<Delivery> {
-    vec![
-        Delivery {
-            message_id: "m1".into(),
-            amount: 100,
-        },
-        Delivery {
-            message_id: "m2".into(),
-            amount: 250,
-        },
-    ]
-}
-
-// ANCHOR: send
-/// Sends one message until the sender sees it acknowledged. A response can be lost after
-/// the receiver applied the effect; the sender then retries with the same message id, or
-/// crashes first.
-pub fn send(sim: &mut Sim, ledger: &mut Ledger, delivery: &Delivery) -> Result<(), Crash> {
-    loop {
-        let fate = sim.fate("network:deliver", &[Fate::Ok, Fate::AppliedResponseLost]);
-        receive(ledger, delivery);
-        let glyph = if fate.is_indefinite() {
-            Glyph::Indefinite
-        } else {
-            Glyph::Normal
-        };
-        sim.event("sender", glyph, || {
-            let seen = if fate == Fate::Ok {
-                "OK"
-            } else {
-                "DEADLINE_EXCEEDED"
-            };
-            (
-                format!("deliver {} -> {seen}", delivery.message_id),
-                fate.label().to_string(),
-            )
-        });
-        if fate == Fate::Ok {
-            return Ok(());
-        }
-        sim.crash_point("sender:before-retry")?;
-    }
-}
-// ANCHOR_END: send
-
-/// Delivers the outbox from the sender's durable position `next` onwards.
-fn send_all(
-    sim: &mut Sim,
-    ledger: &mut Ledger,
-    outbox: &[Delivery],
-    next: &mut usize,
-) -> Result<(), Crash> {
-    while let Some(delivery) = outbox.get(*next) {
-        send(sim, ledger, delivery)?;
-        *next += 1;
-    }
-    Ok(())
-}
-
-/// The graded scenario: the sender delivers every message, crashing and restarting as
-/// the schedule says; once the faults are over, every message must have taken effect
-/// exactly once.
-pub fn delivery_scenario(sim: &mut Sim) -> Verdict {
-    let outbox = messages();
-    let mut ledger = Ledger::default();
-    let mut next = 0;
-    for _attempt in 0..3 {
-        match send_all(sim, &mut ledger, &outbox, &mut next) {
-            Ok(()) => break,
-            Err(crash) => sim.event("sender", Glyph::Recover, || {
-                ("restart from the outbox".into(), format!("after {crash}"))
-            }),
-        }
-    }
-    sim.heal();
-    if send_all(sim, &mut ledger, &outbox, &mut next).is_err() {
-        return Err(Violation::new(
-            "a healed run does not crash",
-            &["The sender crashed after the faults were over.".into()],
-        ));
-    }
-    for delivery in &outbox {
-        let applied = ledger.times_applied(&delivery.message_id);
-        if applied != 1 {
-            return Err(Violation::new(
-                "every message takes effect exactly once",
-                &[
-                    format!("Let {} be a message the sender sent.", delivery.message_id),
-                    format!("Then the receiver applied it {applied} time(s)."),
-                    "Contradiction: a retry with the same message id is the same effect.".into(),
-                ],
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Every schedule of `delivery_scenario` with up to `max_faults` faults.
-pub fn explore_delivery(max_faults: usize) -> Exploration {
-    let scope = Scope {
-        lab: "@NN@",
-        scenario: "delivery",
-        max_faults,
-    };
-    fault::explore(scope, delivery_scenario)
-}
-
-fn replay_delivery(token: &Token) -> fault::Replay {
-    fault::replay(token, delivery_scenario)
-}
-
-/// The scenarios `cargo labs replay @NN@` knows.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[("delivery", replay_delivery)];
-
-/// The chapter's SVG figures, as (file name, content); `cargo labs figures` writes them
-/// to book/src/figures. Draw them with `labkit::figure::Sequence` or `BarChart`.
-pub fn figures() -> Vec<(&'static str, String)> {
-    Vec::new()
-}
-"#;
-
-const STARTER: &str = r#"//! The build phase: your receiver.
-//!
-//! `receive` runs once per delivery. The sender retries a delivery whose response was
-//! lost, with the same message id, so one message can arrive more than once.
-//!
-//! Goal, under every schedule the graded suite explores: every message takes effect
-//! exactly once. Grade it with `cargo labs check @NN@`.
-
-use crate::harness::{Delivery, Ledger};
-
-// ANCHOR: receive
-/// Applies the effect one delivery carries.
-pub fn receive(ledger: &mut Ledger, delivery: &Delivery) {
-    // TODO: a retry carries the message id of the first attempt. Recognise an effect
-    // that is applied already (`Ledger::is_applied`) before applying it.
-    ledger.apply(delivery);
-}
-// ANCHOR_END: receive
-"#;
-
-const SOLUTION: &str = r#"//! The build phase, solved: the receiver recognises a retry by its message id.
-
-use crate::harness::{Delivery, Ledger};
-
-/// Applies the effect one delivery carries, once per message id.
-pub fn receive(ledger: &mut Ledger, delivery: &Delivery) {
-    if !ledger.is_applied(&delivery.message_id) {
-        ledger.apply(delivery);
-    }
-}
-"#;
-
-const SUITE: &str = r#"//! Lab @NN@ graded suite, compiled into both the learner's crate and the reference
-//! solution. Run it with `cargo labs check @NN@`.
-
-use labkit::fault::{self, Scope, Token};
-
-use @LIB@::harness::{delivery_scenario, explore_delivery};
-
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
-    the_fault_free_run_applies_every_message_once,
-    every_message_takes_effect_once_when_responses_are_lost,
-    every_schedule_replays_identically,
-];
-
-fn the_fault_free_run_applies_every_message_once() {
-    explore_delivery(0).assert_ok();
-}
-
-fn every_message_takes_effect_once_when_responses_are_lost() {
-    let exploration = explore_delivery(2);
-    exploration.assert_ok();
-    assert!(
-        exploration.per_level[2] > 0,
-        "two-fault schedules were explored"
-    );
-}
-
-fn every_schedule_replays_identically() {
-    // Every schedule with up to one fault of the code under test, each replayed twice.
-    let scope = Scope {
-        lab: "@NN@",
-        scenario: "delivery",
-        max_faults: 1,
-    };
-    let sample: Vec<Token> = fault::explore_all(scope, delivery_scenario)
-        .runs
-        .into_iter()
-        .map(|run| run.token)
-        .collect();
-    let checked = fault::check_determinism(&sample, delivery_scenario);
-    assert_eq!(checked, Ok(sample.len()));
-}
-"#;
-
-const LAB_TOML: &str = r#"id = "@ID@"
-number = "@NN@"
-title = "@TITLE_TOML@"
-package = "@PACKAGE@"
-solution_package = "@SOLUTION@"
-chapter = "@CHAPTER@"
-graded_suite = "@SUITE@"
-learner_files = ["src/receiver.rs"]
-time_limit_secs = 120
-starter_fails = ["every_message_takes_effect_once_when_responses_are_lost"]
-hints = [
-    "Read the failing timeline: which delivery did the receiver apply twice, and what did the sender see the first time?",
-    "A retry carries the same message id as the first attempt. Look it up with `Ledger::is_applied` before applying.",
-]
-
-[points]
-predictions = 10
-graded = 20
-
-[published]
-@PUBLISHED@
-
-[[check]]
-claim = "a lost response means the effect was not applied"
-holds = false
-explain = "Misconception. The receiver applied the effect; only the response was lost. The sender cannot tell the two apart."
-
-[[check]]
-claim = "a retry after a lost response applies the effect again"
-holds = true
-explain = "A receiver that applies whatever arrives turns every retry into a second effect. Identity is what makes a retry a retry."
-
-[[question]]
-id = "effects-after-retry"
-prompt = "The first attempt is applied and its response lost; the sender retries with the same message id. How many times has the naive receiver applied the effect?"
-answer = "c"
-explain = "Twice: the first attempt was applied although the sender saw no response, and the retry was applied again."
-[question.options]
-a = "None: the sender saw no response."
-b = "Once: the retry replaces the first attempt."
-c = "Twice."
-"#;
-
-const CHAPTER: &str = r#"# @TITLE@
-
-> Scaffolded by `cargo labs new`. Replace this text with the chapter; keep its sections.
-> Cite the real service's documentation for every behaviour the lab models.
-
-## What the service promises, and what it does not
-
-A response that does not arrive is not a failure: the receiver may have applied the
-effect. Retrying is safe only when the receiver recognises the retry.
-
-## The observe phase
-
-The receiver of the observe phase applies whatever arrives:
-
-```rust,ignore
-{{#include ../../labs/@SLUG@/src/observe.rs:naive}}
-```
-
-### Predict
-
-{{#include predictions/@SLUG@.md}}
-
-Record your answers with `cargo labs predict @NN@`, then `cargo labs run @NN@`.
-
-### What the run shows
-
-Say here what the run observed, after the predictions, never before them: which claims
-held, which misconceptions did not, and what that means for the boundary.
-
-## The build phase
-
-The harness sends every message until it sees a response, and may crash before a retry:
-
-```rust,ignore
-{{#include ../../labs/@SLUG@/src/harness.rs:send}}
-```
-
-You write the receiver in `labs/@SLUG@/src/receiver.rs`:
-
-```rust,ignore
-{{#include ../../labs/@SLUG@/src/receiver.rs:receive}}
-```
-
-`cargo labs check @NN@` explores every schedule with up to two lost responses or crashes.
-
-## Simplifications
-
-- Say where the simulator departs from the real service, and why the lab still holds.
-
-## Acceptance criteria for a real system
-
-- Every effect carries an identity chosen before the first attempt.
-- The receiver records the identity in the same transaction as the effect.
-
-## References
-
-- The documentation page behind every behaviour the lab models.
-"#;
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn names() -> Names {
+        Names::parse("05-retried-writes", "Retried \"writes\"").unwrap()
+    }
 
     #[test]
     fn names_come_from_the_folder_name() {
@@ -750,8 +434,44 @@ mod tests {
         ] {
             assert!(Names::parse(bad, "T").is_err(), "`{bad}` is refused");
         }
+        for taken in ["11-type", "11-self", "11-std", "11-labkit", "11-serde-json"] {
+            let refused = Names::parse(taken, "T").unwrap_err();
+            assert!(refused.contains("library"), "`{taken}`: {refused}");
+        }
         assert!(Names::parse("11-ok", "two\nlines").is_err());
         assert!(Names::parse("11-ok", "  ").is_err());
+    }
+
+    #[test]
+    fn the_substitutions_are_these() {
+        let expected: Vec<(&str, &str)> = vec![
+            ("\"Template lab\"", "'Retried \"writes\"'"),
+            ("Template lab", "Retried \"writes\""),
+            ("99-template", "05-retried-writes"),
+            ("99_template", "05_retried_writes"),
+            ("name = \"template\"", "name = \"retried_writes\""),
+            ("template::", "retried_writes::"),
+            ("\"template\"", "\"retried-writes\""),
+            ("Figure 99.", "Figure 5."),
+            ("99", "05"),
+        ];
+        let actual = substitutions(&names());
+        let actual: Vec<(&str, &str)> = actual.iter().map(|(p, r)| (*p, r.as_str())).collect();
+        assert_eq!(actual, expected);
+    }
+
+    #[test]
+    fn a_fill_replaces_in_one_pass() {
+        let odd = Names::parse("12-x", "Template lab 99 template::").unwrap();
+        let subs = substitutions(&odd);
+        assert_eq!(
+            fill("# Template lab\nuse template::world; // lab 99", &subs),
+            "# Template lab 99 template::\nuse x::world; // lab 12"
+        );
+        assert_eq!(
+            fill("title = \"Template lab\"", &subs),
+            "title = \"Template lab 99 template::\""
+        );
     }
 
     #[test]
@@ -766,6 +486,168 @@ mod tests {
         assert!(
             add_to_summary(summary, &four)
                 .contains("- [Three](03-c.md)\n- [Four](04-d.md)\n\n[Glossary](glossary.md)")
+        );
+    }
+
+    /// Every file under crates/workbook/templates, relative to it, but its README.
+    #[cfg(scaffold_templates)]
+    fn template_files() -> Vec<String> {
+        fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, base, out);
+                } else {
+                    let rel = path.strip_prefix(base).unwrap().to_string_lossy();
+                    out.push(rel.replace('\\', "/"));
+                }
+            }
+        }
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+        let mut out = Vec::new();
+        walk(&base, &base, &mut out);
+        out.retain(|p| p != "README.md");
+        out.sort();
+        out
+    }
+
+    #[test]
+    #[cfg(scaffold_templates)]
+    fn every_template_file_is_embedded() {
+        let mut embedded: Vec<String> = TEMPLATES.iter().map(|t| t.path.to_string()).collect();
+        embedded.sort();
+        assert_eq!(embedded, template_files());
+    }
+
+    #[test]
+    #[cfg(scaffold_templates)]
+    fn every_name_of_the_template_lab_is_replaced() {
+        for (template, (path, text)) in TEMPLATES.iter().zip(files(&names())) {
+            let mut shown = vec![path.as_str()];
+            if !template.verbatim {
+                shown.push(text.as_str());
+            }
+            for shown in shown {
+                let lower = shown.to_lowercase();
+                assert!(
+                    !lower.contains("template") && !shown.contains("99"),
+                    "{} keeps a name of the template lab:\n{shown}",
+                    template.path
+                );
+            }
+            // `99` is the lab's number wherever it appears, never part of another number.
+            let digits = template.text.as_bytes();
+            for (at, _) in template
+                .text
+                .match_indices("99")
+                .filter(|_| !template.verbatim)
+            {
+                let before = at.checked_sub(1).map(|i| digits[i]);
+                let after = digits.get(at + 2).copied();
+                assert!(
+                    !before.is_some_and(|b| b.is_ascii_digit())
+                        && !after.is_some_and(|b| b.is_ascii_digit()),
+                    "{}: `99` at byte {at} is part of a longer number",
+                    template.path
+                );
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(scaffold_templates)]
+    fn the_new_lab_has_its_own_names_and_the_templates_paths() {
+        let files = files(&names());
+        let file = |path: &str| -> &str {
+            let found = files.iter().find(|(p, _)| p == path);
+            found
+                .map(|(_, t)| t.as_str())
+                .unwrap_or_else(|| panic!("no {path}"))
+        };
+        let lab = file("labs/05-retried-writes/Cargo.toml");
+        for line in [
+            "name = \"lab05-retried-writes\"",
+            "name = \"retried_writes\"",
+            "path = \"../../tests/05_retried_writes.rs\"",
+        ] {
+            assert!(lab.contains(line), "the lab's manifest says {line}");
+        }
+        let solution = file("solutions/05-retried-writes/Cargo.toml");
+        assert!(solution.contains("name = \"solution05-retried-writes\""));
+        assert!(solution.contains("path = \"../../tests/05_retried_writes.rs\""));
+        assert!(
+            file("solutions/05-retried-writes/src/lib.rs")
+                .contains("#[path = \"../../../labs/05-retried-writes/src/world.rs\"]")
+        );
+        assert!(
+            file("labs/05-retried-writes/src/main.rs").contains("retried_writes::observe::run")
+        );
+        assert!(file("labs/05-retried-writes/src/scenarios.rs").contains("lab: \"05\""));
+        let chapter = file("book/src/05-retried-writes.md");
+        assert!(chapter.starts_with("# Retried \"writes\"\n"));
+        assert!(chapter.contains("![Figure 5.1: "));
+        assert!(
+            chapter.contains("{{#include ../../labs/05-retried-writes/src/receiver.rs:receive}}")
+        );
+        assert!(chapter.contains("{{#include predictions/05-retried-writes.md}}"));
+        assert!(
+            file("solutions/05-retried-writes/mutants/identity-by-amount/mutant.toml")
+                .contains("section = \"05-retried-writes.md#what-the-run-shows\"")
+        );
+        assert!(
+            files
+                .iter()
+                .any(|(p, _)| p == "book/src/figures/05-retried-writes-lost-response.svg")
+        );
+        let meta: LabMeta = toml::from_str(file("labs/05-retried-writes/lab.toml")).unwrap();
+        assert_eq!(
+            [
+                &meta.id,
+                &meta.number,
+                &meta.title,
+                &meta.package,
+                &meta.solution_package
+            ],
+            [
+                "retried-writes",
+                "05",
+                "Retried \"writes\"",
+                "lab05-retried-writes",
+                "solution05-retried-writes"
+            ]
+        );
+        assert_eq!(
+            (meta.chapter.as_str(), meta.graded_suite.as_str()),
+            (
+                "book/src/05-retried-writes.md",
+                "tests/05_retried_writes.rs"
+            )
+        );
+        assert!(meta.published.is_empty(), "`new` computes [published]");
+        assert_eq!(
+            published_paths(&names(), &files),
+            [
+                "labs/05-retried-writes/Cargo.toml",
+                "labs/05-retried-writes/src/figures.rs",
+                "labs/05-retried-writes/src/invariants.rs",
+                "labs/05-retried-writes/src/lib.rs",
+                "labs/05-retried-writes/src/main.rs",
+                "labs/05-retried-writes/src/observe/mod.rs",
+                "labs/05-retried-writes/src/receiver.rs",
+                "labs/05-retried-writes/src/scenarios.rs",
+                "labs/05-retried-writes/src/world.rs",
+                "tests/05_retried_writes.rs",
+            ]
+        );
+    }
+
+    #[test]
+    #[cfg(not(scaffold_templates))]
+    fn without_templates_new_says_it_belongs_to_the_teachers_edition() {
+        let refused = scaffold(Path::new("."), "11-x", "X").unwrap_err();
+        assert!(
+            refused.to_string().contains("teacher's edition"),
+            "{refused}"
         );
     }
 }

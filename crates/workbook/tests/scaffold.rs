@@ -1,38 +1,51 @@
-//! `cargo labs new NN-slug "Title"` scaffolds a lab the consistency gate accepts. Proven
-//! in a scratch copy of the workbook that holds only what a lab needs (the workspace
-//! manifest and lock file, crates/labkit, book.toml, SUMMARY.md) with its own target
-//! folder: the files are laid out as CONTRIBUTING.md says and formatted, the metadata,
-//! published hashes, predictions page and book includes are right, the solution passes
-//! every graded test, the starter fails exactly `starter_fails` on an invariant, and the
-//! observed verdicts equal the answer keys.
+//! `cargo labs new NN-slug "Title"` scaffolds a lab the gates accept as it is. Proven in
+//! a scratch copy of the workbook that holds only what a lab needs (the workspace
+//! manifest without the template lab, the lock file, crates/labkit, book.toml,
+//! SUMMARY.md) with its own target folder, by the gates' own logic: the files are laid
+//! out as CONTRIBUTING.md says and formatted; the metadata, published hashes, predictions
+//! page and book includes are right; the chapter keeps the book's rules and the sources
+//! the readability limits; the solution passes every graded test, the starter fails
+//! exactly `starter_fails` on an invariant, every entry of the catalogue is rejected as
+//! its mutant.toml says, the observed verdicts equal the answer keys and the figures are
+//! current. And `new` refuses a taken number or id, and never overwrites a file.
 
+mod common;
+
+use common::{book_rules, catalogue, readability};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 use workbook::blob::file_blob;
 use workbook::compile::{self, Artifact, BuildEnv};
-use workbook::meta::{load_labs, predictions_page};
+use workbook::meta::{Lab, load_labs, predictions_page};
+use workbook::mutants::{Mutant, catalogue as entries_of};
 use workbook::process::{self, Finished, Job, cargo};
 use workbook::suite::{self, SuiteEnv, SuiteRun};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
+use common::{copy_tree, repo as root};
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            copy_dir(&path, &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
-        }
+const SLUG: &str = "11-retried-writes";
+
+/// The workspace manifest of the scratch copy: the teacher's without the template lab,
+/// with the catalogue's packages as members.
+fn scratch_manifest() -> String {
+    let mut manifest: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root().join("Cargo.toml")).unwrap()).unwrap();
+    let workspace = manifest["workspace"].as_table_mut().unwrap();
+    for key in ["members", "default-members"] {
+        let members = workspace[key].as_array_mut().unwrap();
+        members.retain(|m| {
+            !m.as_str()
+                .unwrap()
+                .starts_with("crates/workbook/templates/")
+        });
     }
+    workspace["members"]
+        .as_array_mut()
+        .unwrap()
+        .push("mutants/*".into());
+    toml::to_string(&manifest).unwrap()
 }
 
 /// A fresh scratch workbook. Its target folder is kept between runs (the scratch lives
@@ -50,17 +63,17 @@ fn scratch_workbook() -> PathBuf {
             }
         }
     }
-    let root = root();
-    for file in ["Cargo.toml", "Cargo.lock", "book.toml"] {
-        std::fs::copy(root.join(file), scratch.join(file)).unwrap();
+    common::write(&scratch.join("Cargo.toml"), &scratch_manifest());
+    for file in ["Cargo.lock", "book.toml", "book/src/SUMMARY.md"] {
+        common::write(
+            &scratch.join(file),
+            &std::fs::read_to_string(root().join(file)).unwrap(),
+        );
     }
-    copy_dir(&root.join("crates/labkit"), &scratch.join("crates/labkit"));
-    std::fs::create_dir_all(scratch.join("book/src")).unwrap();
-    std::fs::copy(
-        root.join("book/src/SUMMARY.md"),
-        scratch.join("book/src/SUMMARY.md"),
-    )
-    .unwrap();
+    copy_tree(
+        &root().join("crates/labkit"),
+        &scratch.join("crates/labkit"),
+    );
     std::fs::create_dir_all(scratch.join("labs")).unwrap();
     scratch
 }
@@ -83,46 +96,40 @@ fn cargo_in(dir: &Path, args: &[&str]) -> Finished {
     process::run(Job::new(command, Duration::from_secs(900)), dir).expect("cargo starts")
 }
 
-#[test]
-fn a_scaffolded_lab_is_one_the_consistency_gate_accepts() {
-    let dir = scratch_workbook();
-    let out = labs_cli(&dir, &["new", "11-retried-writes", "Retried \"writes\""]);
-    assert!(
-        out.status.success(),
-        "`cargo labs new` failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+fn report(what: &str, problems: Vec<String>) {
+    assert!(problems.is_empty(), "{what}:\n{}\n", problems.join("\n\n"));
+}
 
-    // The layout of CONTRIBUTING.md.
+/// The layout of CONTRIBUTING.md, every file formatted.
+fn files_are_laid_out_and_formatted(dir: &Path) {
+    let mut sources = Vec::new();
     for file in [
         "labs/11-retried-writes/Cargo.toml",
         "labs/11-retried-writes/lab.toml",
         "labs/11-retried-writes/src/lib.rs",
         "labs/11-retried-writes/src/main.rs",
-        "labs/11-retried-writes/src/observe.rs",
-        "labs/11-retried-writes/src/harness.rs",
+        "labs/11-retried-writes/src/world.rs",
         "labs/11-retried-writes/src/receiver.rs",
+        "labs/11-retried-writes/src/scenarios.rs",
+        "labs/11-retried-writes/src/invariants.rs",
+        "labs/11-retried-writes/src/figures.rs",
+        "labs/11-retried-writes/src/observe/mod.rs",
         "solutions/11-retried-writes/Cargo.toml",
         "solutions/11-retried-writes/src/lib.rs",
         "solutions/11-retried-writes/src/receiver.rs",
+        "solutions/11-retried-writes/mutants/identity-by-amount/mutant.toml",
+        "solutions/11-retried-writes/mutants/identity-by-amount/src/receiver.rs",
         "tests/11_retried_writes.rs",
         "book/src/11-retried-writes.md",
         "book/src/predictions/11-retried-writes.md",
+        "book/src/figures/11-retried-writes-lost-response.svg",
     ] {
         assert!(dir.join(file).is_file(), "{file} was scaffolded");
     }
-    let sources: Vec<PathBuf> = [
-        "labs/11-retried-writes/src/lib.rs",
-        "labs/11-retried-writes/src/main.rs",
-        "labs/11-retried-writes/src/observe.rs",
-        "labs/11-retried-writes/src/harness.rs",
-        "labs/11-retried-writes/src/receiver.rs",
-        "solutions/11-retried-writes/src/receiver.rs",
-        "tests/11_retried_writes.rs",
-    ]
-    .iter()
-    .map(|f| dir.join(f))
-    .collect();
+    for folder in ["labs/11-retried-writes", "solutions/11-retried-writes"] {
+        readability::rust_files(&dir.join(folder), &mut sources);
+    }
+    sources.push(dir.join("tests/11_retried_writes.rs"));
     let fmt = Command::new("rustfmt")
         .args(["--edition", "2024", "--check"])
         .args(&sources)
@@ -133,11 +140,11 @@ fn a_scaffolded_lab_is_one_the_consistency_gate_accepts() {
         "the scaffolded code is formatted:\n{}",
         String::from_utf8_lossy(&fmt.stdout)
     );
+}
 
-    // The metadata the gate reads.
-    let labs = load_labs(&dir).expect("labs/ can be read").labs;
-    assert_eq!(labs.len(), 1);
-    let lab = &labs[0];
+/// The metadata the gate reads: SUMMARY.md, `[published]` (complete and current), the
+/// predictions page and the chapter's includes.
+fn metadata_is_right(dir: &Path, lab: &Lab) {
     let m = &lab.meta;
     assert_eq!(
         (m.id.as_str(), m.number.as_str(), m.title.as_str()),
@@ -160,13 +167,18 @@ fn a_scaffolded_lab_is_one_the_consistency_gate_accepts() {
             "published hash of {path}"
         );
     }
-    assert!(m.published.contains_key(&m.graded_suite));
+    // What the consistency gate requires: the manifest, every source, the suite.
+    let mut required = vec![dir.join(&m.graded_suite), lab.dir.join("Cargo.toml")];
+    readability::rust_files(&lab.dir.join("src"), &mut required);
+    for path in required {
+        let rel = path.strip_prefix(dir).unwrap().to_string_lossy();
+        assert!(
+            m.published.contains_key(rel.as_ref()),
+            "[published] has {rel}"
+        );
+    }
     let page = std::fs::read_to_string(dir.join("book/src/predictions/11-retried-writes.md"));
-    assert_eq!(
-        page.unwrap(),
-        predictions_page(lab),
-        "the predictions page is current"
-    );
+    assert_eq!(page.unwrap(), predictions_page(lab), "the page is current");
     let chapter = std::fs::read_to_string(dir.join(&m.chapter)).unwrap();
     let mut includes = 0;
     for part in chapter.split("{{#include ").skip(1) {
@@ -184,68 +196,131 @@ fn a_scaffolded_lab_is_one_the_consistency_gate_accepts() {
         includes += 1;
     }
     assert_eq!(
-        includes, 4,
+        includes, 5,
         "the chapter includes code and the predictions page"
     );
+}
 
-    // The solution passes every graded test.
-    let suite = std::fs::read_to_string(dir.join(&m.graded_suite)).unwrap();
-    let declared_list = workbook::meta::graded_test_names(&suite);
-    let declared: BTreeSet<String> = declared_list.iter().cloned().collect();
-    assert_eq!(declared.len(), 3, "the suite declares three tests");
-    let graded = |package: &str| -> SuiteRun {
-        let built = compile::build(
-            &dir,
-            &[package],
-            Artifact::GradedSuite,
-            &BuildEnv::default(),
-            Duration::from_secs(900),
-        )
-        .expect("cargo starts");
-        let exe = built.executable(package).expect("the suite builds");
-        let env = SuiteEnv {
-            time_limit: Duration::from_secs(300),
-            output_cap: 1 << 20,
-            env: Vec::new(),
-            wrap: None,
-            cancel: None,
-        };
-        suite::run(exe, &dir, &declared_list, &env)
-    };
-    let run = graded(&m.solution_package);
-    let passed: BTreeSet<String> = run
-        .tests
-        .iter()
-        .filter(|r| r.passed)
-        .map(|r| r.name.clone())
+/// The book's rules for the chapter and the readability limits for the sources.
+fn chapter_and_sources_keep_the_rules(dir: &Path, lab: &Lab) {
+    let chapter = dir.join(&lab.meta.chapter);
+    let mut problems = book_rules::order_problems(dir, lab);
+    problems.extend(book_rules::before_predict_problems(dir, lab));
+    problems.extend(book_rules::balance_problem(lab));
+    problems.extend(book_rules::figure_problems(dir, lab));
+    problems.extend(book_rules::unlinked_chapter_references(&chapter));
+    for (line, width) in book_rules::wide_code_lines(&book_rules::expanded(&chapter)) {
+        problems.push(format!("a code line of {width} columns: {line}"));
+    }
+    report("the chapter keeps the book's rules", problems);
+    let mut problems: Vec<String> = readability::file_sizes(dir, lab)
+        .into_iter()
+        .filter(|(lines, _)| *lines > readability::MAX_FILE_LINES)
+        .map(|(lines, file)| format!("{file}: {lines} lines"))
         .collect();
-    assert_eq!(passed, declared, "the solution passes: {:?}", run.tests);
+    problems.extend(readability::long_functions(dir, lab));
+    problems.extend(readability::import_circles(lab));
+    report("the sources keep the readability limits", problems);
+}
 
-    // The starter compiles and fails exactly `starter_fails`, on the invariant.
-    let run = graded(&m.package);
-    assert_eq!(run.tests.len(), 3, "every graded test ran");
-    let failed: Vec<_> = run.tests.iter().filter(|r| !r.passed).collect();
-    let names: Vec<&str> = failed.iter().map(|r| r.name.as_str()).collect();
+/// Builds the solution's, the starter's and every catalogue entry's graded suites in one
+/// cargo run and runs each the way the grader does.
+fn graded_runs(dir: &Path, lab: &Lab, mutants: &[Mutant]) -> Vec<(String, SuiteRun)> {
+    let mut packages = vec![lab.meta.solution_package.clone(), lab.meta.package.clone()];
+    for mutant in mutants {
+        let package = catalogue::package_name(lab, mutant);
+        let problems = catalogue::write_package(lab, mutant, &dir.join("mutants").join(&package));
+        report("every entry has the learner's files", problems);
+        packages.push(package);
+    }
+    let names: Vec<&str> = packages.iter().map(String::as_str).collect();
+    let built = compile::build(
+        dir,
+        &names,
+        Artifact::GradedSuite,
+        &BuildEnv::default(),
+        Duration::from_secs(900),
+    )
+    .expect("cargo starts");
+    let suite = std::fs::read_to_string(dir.join(&lab.meta.graded_suite)).unwrap();
+    let declared = workbook::meta::graded_test_names(&suite);
+    assert_eq!(declared.len(), 3, "the suite declares three tests");
+    let env = SuiteEnv {
+        time_limit: Duration::from_secs(300),
+        output_cap: 1 << 20,
+        env: Vec::new(),
+        wrap: None,
+        cancel: None,
+    };
+    packages
+        .iter()
+        .map(|package| {
+            let exe = built
+                .executable(package)
+                .unwrap_or_else(|e| panic!("{package} builds: {e:?}"));
+            (package.clone(), suite::run(exe, dir, &declared, &env))
+        })
+        .collect()
+}
+
+/// The solution passes, the starter fails exactly `starter_fails` on the invariant, and
+/// every entry of the catalogue is rejected as its mutant.toml says.
+fn graded_runs_are_right(dir: &Path, lab: &Lab) {
+    let mutants = entries_of(lab).expect("the catalogue loads");
+    assert!(!mutants.is_empty(), "the catalogue has an entry");
+    let runs = graded_runs(dir, lab, &mutants);
+    let (solution, starter) = (&runs[0].1, &runs[1].1);
+    let failing = |run: &SuiteRun| -> Vec<String> {
+        let failed = run.tests.iter().filter(|t| !t.passed);
+        failed.map(|t| t.name.clone()).collect()
+    };
     assert_eq!(
-        names, m.starter_fails,
+        failing(solution),
+        Vec::<String>::new(),
+        "the solution passes: {:?}",
+        solution.tests
+    );
+    assert_eq!(starter.tests.len(), 3, "every graded test ran");
+    assert_eq!(
+        failing(starter),
+        lab.meta.starter_fails,
         "the starter fails what lab.toml says"
     );
-    assert!(
-        failed[0]
-            .output
-            .contains("invariant violated: every message takes effect exactly once"),
-        "it fails on the invariant, with a timeline:\n{}",
-        failed[0].output
+    let first = starter.tests.iter().find(|t| !t.passed).unwrap();
+    for shown in [
+        "invariant violated: every message takes effect exactly once",
+        "client saw",
+        "Contradiction: ",
+        "replay: cargo labs replay 11 delivery v2:",
+    ] {
+        assert!(
+            first.output.contains(shown) && first.unreported.is_none(),
+            "the starter fails on the invariant, with a timeline and its replay ({shown}):\n{}",
+            first.output
+        );
+    }
+    let mut problems = Vec::new();
+    let mut signatures = BTreeSet::new();
+    for (mutant, (_, run)) in mutants.iter().zip(&runs[2..]) {
+        let label = format!("mutant `{}`", mutant.name);
+        problems.extend(catalogue::judge(&label, mutant, run));
+        let (seen, mismatch) = catalogue::signature_problem(&label, mutant, run);
+        problems.extend(mismatch);
+        signatures.insert(format!("{seen:?}"));
+    }
+    report("every entry of the catalogue is rejected", problems);
+    assert_eq!(
+        signatures.len(),
+        mutants.len(),
+        "each entry fails its own way"
     );
-    assert!(
-        failed[0]
-            .output
-            .contains("replay: cargo labs replay 11 delivery v2:")
-    );
+}
 
-    // Every observed verdict and answer equals its key.
+/// Every observed verdict and answer equals its key; the figures are current.
+fn observed_verdicts_equal_the_keys(dir: &Path, lab: &Lab) {
+    let m = &lab.meta;
     let run = cargo_in(
-        &dir,
+        dir,
         &["run", "-q", "-p", &m.package, "--", "observe", "--json"],
     );
     assert!(run.success(), "the observe run works:\n{}", run.stderr);
@@ -278,17 +353,71 @@ fn a_scaffolded_lab_is_one_the_consistency_gate_accepts() {
         .map(|q| (q.id.as_str(), q.answer.as_str()))
         .collect();
     assert_eq!(answers, expected);
+    let figures = dir.join("book/src/figures").display().to_string();
+    let run = cargo_in(
+        dir,
+        &[
+            "run", "-q", "-p", &m.package, "--", "figures", &figures, "--check",
+        ],
+    );
+    assert!(
+        run.success(),
+        "the figures are current (the template's own: `cargo run -q -p lab99-template -- figures crates/workbook/templates/book/src/figures`):\n{}",
+        run.stderr
+    );
+}
 
-    // A second `new` with that number, or a malformed name, is refused and writes nothing.
+/// A taken number or id, a malformed name, a file in the way: refused, nothing written.
+fn new_refuses_and_never_overwrites(dir: &Path) {
     let before = std::fs::read_to_string(dir.join("book/src/SUMMARY.md")).unwrap();
-    let again = labs_cli(&dir, &["new", "11-other", "Other"]);
+    let again = labs_cli(dir, &["new", "11-other", "Other"]);
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("already has that number"));
-    let bad = labs_cli(&dir, &["new", "12_Bad", "Bad"]);
+    let same_id = labs_cli(dir, &["new", "12-retried-writes", "Same id"]);
+    assert_eq!(same_id.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&same_id.stderr).contains("already has that number or id"));
+    let bad = labs_cli(dir, &["new", "12_Bad", "Bad"]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(!dir.join("labs/11-other").exists() && !dir.join("labs/12_Bad").exists());
+    let in_the_way = dir.join("tests/12_other.rs");
+    std::fs::write(&in_the_way, "// someone's file\n").unwrap();
+    let blocked = labs_cli(dir, &["new", "12-other", "Other"]);
+    assert_eq!(blocked.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&blocked.stderr).contains("never overwrites"));
+    assert_eq!(
+        std::fs::read_to_string(&in_the_way).unwrap(),
+        "// someone's file\n"
+    );
+    for path in [
+        "labs/11-other",
+        "labs/12-retried-writes",
+        "labs/12_Bad",
+        "labs/12-other",
+    ] {
+        assert!(!dir.join(path).exists(), "nothing of {path} was written");
+    }
     assert_eq!(
         std::fs::read_to_string(dir.join("book/src/SUMMARY.md")).unwrap(),
         before
     );
+}
+
+#[test]
+fn a_scaffolded_lab_is_one_the_gates_accept() {
+    let dir = scratch_workbook();
+    let out = labs_cli(&dir, &["new", SLUG, "Retried \"writes\""]);
+    assert!(
+        out.status.success(),
+        "`cargo labs new` failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    files_are_laid_out_and_formatted(&dir);
+    let labs = load_labs(&dir).expect("labs/ can be read");
+    assert!(labs.broken.is_empty(), "{:?}", labs.broken);
+    assert_eq!(labs.labs.len(), 1);
+    let lab = &labs.labs[0];
+    metadata_is_right(&dir, lab);
+    chapter_and_sources_keep_the_rules(&dir, lab);
+    graded_runs_are_right(&dir, lab);
+    observed_verdicts_equal_the_keys(&dir, lab);
+    new_refuses_and_never_overwrites(&dir);
 }

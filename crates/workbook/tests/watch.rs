@@ -6,6 +6,8 @@
 //! time to pass; each reads the output until the line it expects (a generous limit only
 //! turns a hang into a failure).
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -73,10 +75,7 @@ fn scratch() -> PathBuf {
                 std::fs::copy(from.join(meta), to.join(meta)).unwrap();
             }
         }
-        for file in std::fs::read_dir(from.join("src")).unwrap() {
-            let file = file.unwrap().path();
-            std::fs::copy(&file, to.join("src").join(file.file_name().unwrap())).unwrap();
-        }
+        common::copy_tree(&from.join("src"), &to.join("src"));
     }
     for suite in ["01_outbox.rs", "02_uncertain_outcomes.rs"] {
         std::fs::create_dir_all(root.join("tests")).unwrap();

@@ -1,0 +1,249 @@
+//! The book gate's rules (tests/book.rs), for any lab's chapter in any workbook: the one
+//! order of sections, nothing before Predict that an explanation says, balanced answers,
+//! code that fits the page column, chapter references as links, numbered figures.
+
+use std::path::Path;
+use workbook::meta::Lab;
+
+/// The widest line a code block may show: the kit renders generated text at this width,
+/// and the browser check (book_web.rs) confirms that a code block this wide does not
+/// scroll in mdBook's 750 px column.
+pub const MAX_COLUMNS: usize = labkit::fault::BOOK_WIDTH;
+
+/// The second-level headings every lab chapter has, in this order (each matched by its
+/// start, case-insensitive, except "promises", matched anywhere).
+pub const ORDER: &[&str] = &[
+    "predict",
+    "run",
+    "what the run shows",
+    "promises",
+    "the build phase",
+    "simplifications",
+    "acceptance criteria",
+    "summary",
+    "references",
+];
+
+/// A chapter as the reader sees it (includes expanded, code blocks dedented).
+pub fn expanded(path: &Path) -> String {
+    workbook::pages::expanded(path)
+}
+
+/// The chapter's text before its `## Predict` heading, and the text from there on.
+pub fn split_at_predict(text: &str) -> (String, String) {
+    let at = text.find("\n## Predict").unwrap_or(text.len());
+    (text[..at].to_string(), text[at..].to_string())
+}
+
+pub fn normalise(text: &str) -> String {
+    let words: Vec<String> = text
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    words.join(" ")
+}
+
+/// Where the chapter of `lab` breaks the one order.
+pub fn order_problems(root: &Path, lab: &Lab) -> Vec<String> {
+    let mut problems = Vec::new();
+    let text = std::fs::read_to_string(root.join(&lab.meta.chapter)).unwrap();
+    let headings: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .map(|h| h.trim().to_lowercase())
+        .collect();
+    let position = |wanted: &str| {
+        headings.iter().position(|h| {
+            if wanted == "promises" {
+                h.contains("promise")
+            } else {
+                h.starts_with(wanted)
+            }
+        })
+    };
+    let mut last = None;
+    for wanted in ORDER {
+        match position(wanted) {
+            None => problems.push(format!(
+                "{}: no `## {wanted}…` heading (the order is: {})",
+                lab.meta.chapter,
+                ORDER.join(" → ")
+            )),
+            Some(at) => {
+                if last.is_some_and(|l| at < l) {
+                    problems.push(format!(
+                        "{}: `## {}` comes too early (the order is: {})",
+                        lab.meta.chapter,
+                        headings[at],
+                        ORDER.join(" → ")
+                    ));
+                }
+                last = Some(at);
+            }
+        }
+    }
+    problems
+}
+
+/// The sentences an explanation turns on: its first sentence, and every passage it
+/// quotes.
+pub fn key_sentences(explain: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let first = explain.split(". ").next().unwrap_or(explain);
+    out.push(first.to_string());
+    for quote in explain.split(['"', '“', '”']).skip(1).step_by(2) {
+        out.push(quote.to_string());
+    }
+    out.into_iter()
+        .map(|s| normalise(&s))
+        .filter(|s| s.split(' ').count() >= 5)
+        .collect()
+}
+
+/// Every key sentence of an explanation that the chapter of `lab` says before Predict.
+pub fn before_predict_problems(root: &Path, lab: &Lab) -> Vec<String> {
+    let mut problems = Vec::new();
+    let (before, _) = split_at_predict(&expanded(&root.join(&lab.meta.chapter)));
+    let before = normalise(&before);
+    let explanations = lab
+        .key
+        .checks
+        .iter()
+        .map(|c| (c.id.clone(), c.explain.clone()))
+        .chain(
+            lab.key
+                .questions
+                .iter()
+                .map(|q| (q.id.clone(), q.explain.clone())),
+        );
+    for (id, explain) in explanations {
+        for sentence in key_sentences(&explain) {
+            if before.contains(&sentence) {
+                problems.push(format!(
+                    "{}: before Predict, the chapter says what `{id}`'s explanation says: \"{sentence}\"",
+                    lab.meta.chapter
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// How many of the questions about the run of `lab` are answered yes, of how many.
+pub fn yes_answers(lab: &Lab) -> (usize, usize) {
+    let yes = lab
+        .meta
+        .checks
+        .iter()
+        .zip(&lab.key.checks)
+        .filter(|(check, key)| check.answer_for(key.holds))
+        .count();
+    (yes, lab.key.checks.len())
+}
+
+/// The complaint when fewer than 40 % or more than 60 % of the answers are yes.
+pub fn balance_problem(lab: &Lab) -> Option<String> {
+    let (yes, of) = yes_answers(lab);
+    let share = yes as f64 / of.max(1) as f64;
+    (!(0.4..=0.6).contains(&share)).then(|| {
+        format!(
+            "lab {}: {yes} of {of} questions about the run are answered yes ({:.0} %); keep it between 40 and 60 %",
+            lab.meta.number,
+            share * 100.0
+        )
+    })
+}
+
+/// Every line of every code block in `text` wider than the column, as `(line, width)`.
+pub fn wide_code_lines(text: &str) -> Vec<(String, usize)> {
+    let mut wide = Vec::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_code = !in_code;
+            continue;
+        }
+        let width = line.chars().count();
+        if in_code && width > MAX_COLUMNS {
+            wide.push((line.to_string(), width));
+        }
+    }
+    wide
+}
+
+/// Every "chapter N" of the page at `path` that is not a link's text.
+pub fn unlinked_chapter_references(path: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut in_code = false;
+    for (n, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+        }
+        if in_code {
+            continue;
+        }
+        let lower = line.to_lowercase();
+        for (at, _) in lower.match_indices("chapter ") {
+            let number: String = lower[at + 8..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            if number.is_empty() {
+                continue;
+            }
+            // Inside a link's text: an unclosed `[` before it and `](` after it.
+            let before = &line[..at];
+            let opened = before
+                .rfind('[')
+                .is_some_and(|o| !before[o..].contains(']'));
+            let closed = line[at..]
+                .find("](")
+                .is_some_and(|c| !line[at..at + c].contains('['));
+            if !(opened && closed) {
+                problems.push(format!(
+                    "{}:{}: \"chapter {number}\" is not a link: {}",
+                    path.file_name().unwrap().to_string_lossy(),
+                    n + 1,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// Every figure of the chapter of `lab` that is not captioned `Figure N.M: …` in order,
+/// or that the text never refers to.
+pub fn figure_problems(root: &Path, lab: &Lab) -> Vec<String> {
+    let mut problems = Vec::new();
+    let text = std::fs::read_to_string(root.join(&lab.meta.chapter)).unwrap();
+    let mut number = 0;
+    for line in text.lines() {
+        let Some(start) = line.find("![") else {
+            continue;
+        };
+        number += 1;
+        let alt = line[start + 2..].split(']').next().unwrap_or_default();
+        let label = format!(
+            "Figure {}.{number}",
+            lab.meta.number.trim_start_matches('0')
+        );
+        if !alt.starts_with(&label) {
+            problems.push(format!(
+                "{}: the figure `{alt}` should be captioned `{label}: …`",
+                lab.meta.chapter
+            ));
+        }
+        if text.matches(&label).count() < 2 {
+            problems.push(format!(
+                "{}: the text never refers to {label}",
+                lab.meta.chapter
+            ));
+        }
+    }
+    problems
+}
