@@ -120,11 +120,13 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
         "tests/01_outbox.rs",
         "labkit::graded_suite![a_retried_identity_is_recognised];\nfn a_retried_identity_is_recognised() {}\n",
     );
-    let harness = std::fs::read_to_string(settings.join("labs/01-outbox/src/harness.rs")).unwrap();
+    // Every invariant of the lab's harness turned into a pass.
+    let invariants =
+        std::fs::read_to_string(settings.join("labs/01-outbox/src/invariants.rs")).unwrap();
     put(
         &settings,
-        "labs/01-outbox/src/harness.rs",
-        &harness.replace("pub fn relay_scenario(", "pub fn relay_scenario_unused("),
+        "labs/01-outbox/src/invariants.rs",
+        &format!("{invariants}\n// tampered: every check below returns Ok\n"),
     );
     let graded = std::fs::read_to_string(settings.join("crates/labkit/src/graded.rs")).unwrap();
     put(
@@ -223,6 +225,9 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
     assert_eq!(before, after, "grade-class wrote into a submission");
     assert!(!solved.join("owned.txt").exists());
 
+    let lab = load_labs(&repo()).unwrap().labs.remove(0);
+    let suite = std::fs::read_to_string(repo().join(&lab.meta.graded_suite)).unwrap();
+    let tests = workbook::meta::graded_test_names(&suite).len();
     let grade: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let sandboxed = grade["sandboxed"].as_bool().unwrap();
     let rows: BTreeMap<String, &Value> = grade["rows"]
@@ -249,14 +254,15 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
     for row in rows.values() {
         assert_eq!(row["graded_max"], 20.0, "the teacher's points: {row}");
         assert_eq!(row["prediction_max"], 10.0, "the teacher's points: {row}");
-        assert_eq!(row["tests_expected"], 7, "the teacher's suite: {row}");
+        assert_eq!(row["tests_expected"], tests, "the teacher's suite: {row}");
         assert_eq!(row["sandboxed"], sandboxed);
     }
     assert_eq!(points("a-solved"), (20.0, 10.0), "{}", notes("a-solved"));
-    assert_eq!(rows["a-solved"]["tests_passed"], 7);
+    assert_eq!(rows["a-solved"]["tests_passed"], tests);
     assert_eq!(points("b-settings"), (0.0, 0.0), "{}", notes("b-settings"));
     assert_eq!(
-        rows["b-settings"]["tests_passed"], 2,
+        rows["b-settings"]["tests_passed"],
+        tests - lab.meta.starter_fails.len(),
         "the starter's own two"
     );
     assert_eq!(points("c-starter"), (0.0, 0.0));
@@ -288,7 +294,10 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
         csv.starts_with("learner,lab,graded_points,graded_max,"),
         "{csv}"
     );
-    assert!(csv.contains("\na-solved,01,20,20,10,10,7,7,"), "{csv}");
+    assert!(
+        csv.contains(&format!("\na-solved,01,20,20,10,10,{tests},{tests},")),
+        "{csv}"
+    );
     let _ = std::fs::remove_dir_all(&class);
 }
 

@@ -261,3 +261,12 @@ pub fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
 }
+
+/// How many hints a lab of the workbook has (its key's).
+pub fn hint_count(lab_id: &str) -> usize {
+    let labs = workbook::meta::load_labs(&repo()).unwrap().labs;
+    labs.iter()
+        .find(|l| l.meta.id == lab_id)
+        .map(|l| l.key.hints.len())
+        .unwrap_or(0)
+}
