@@ -13,15 +13,22 @@
 //!   each in a child process, and prints libtest's familiar lines and summary (exit 101
 //!   when one fails).
 //! * `graded --graded-child NAME` — one test, for a parent that must trust the result (the
-//!   `cargo labs` grader, and the `cargo test` mode above). Before anything else runs, the
-//!   child reads one line from stdin: a nonce only the parent knows. When the test returns
-//!   without panicking the child prints `RESULT_TAG NAME passed NONCE`; when it panics,
-//!   `RESULT_TAG NAME failed` after the panic's message. The code under test runs after
-//!   the nonce was read and stdin was closed, and has no safe way to reach it, so it cannot
-//!   print a pass it did not earn: an `exit`, an abort or a kill leaves no line, and a
-//!   missing line is a failure.
+//!   `cargo labs` grader, and the `cargo test` mode above). Before any code under test
+//!   exists in the process, the child reads one line from stdin: a 128-bit key only the
+//!   parent knows, as 32 hex digits. It reads the line straight into a buffer of its own
+//!   (not stdin's), keeps the key as bytes and wipes the digits. When the test returns
+//!   without panicking the child prints `RESULT_TAG NAME passed PROOF`, where the proof is
+//!   a SipHash MAC of the test's name under the key ([`proof`]); when it panics,
+//!   `RESULT_TAG NAME failed` after the panic's message. An `exit`, an abort or a kill
+//!   leaves no line, and a missing line is a failure.
+//!
+//! What this does not stop: the code under test runs in the same process as the key. Safe
+//! Rust cannot read it, but a compiler soundness bug can (rust-lang/rust#25860 turns a
+//! value into an arbitrary memory read without `unsafe`). Holding the key as bare bytes,
+//! never as text, leaves nothing a memory scan can recognise; the workbook's integrity scan
+//! notes the shapes those exploits take, for a reviewer.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{Read, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
@@ -67,7 +74,7 @@ pub struct ChildVerdict {
     pub unreported: bool,
 }
 
-/// A fresh 128-bit nonce, as 32 hex digits. `RandomState` is seeded by the operating
+/// A fresh 128-bit key, as 32 hex digits. `RandomState` is seeded by the operating
 /// system for every process; two hashers give two independent 64-bit halves.
 pub fn nonce() -> String {
     use std::collections::hash_map::RandomState;
@@ -86,14 +93,41 @@ pub fn nonce() -> String {
     format!("{:016x}{:016x}", half(), half())
 }
 
+/// The key a nonce's 32 hex digits spell, or `None` when they spell none.
+pub fn nonce_key(nonce: &str) -> Option<[u8; 16]> {
+    let digits = nonce.trim().as_bytes();
+    if digits.len() != 32 {
+        return None;
+    }
+    let mut key = [0u8; 16];
+    for (i, pair) in digits.chunks(2).enumerate() {
+        let text = std::str::from_utf8(pair).ok()?;
+        key[i] = u8::from_str_radix(text, 16).ok()?;
+    }
+    Some(key)
+}
+
+/// The proof that test `name` passed, under `key`: 16 hex digits of SipHash-2-4.
+pub fn proof(key: [u8; 16], name: &str) -> String {
+    format!(
+        "{:016x}",
+        crate::hash::siphash24(key, format!("passed\n{name}").as_bytes())
+    )
+}
+
 /// Reads what a graded child printed for test `name` run with `nonce`, and whether it
 /// exited successfully. A pass needs both the success and the child's proof line.
 pub fn judge(name: &str, nonce: &str, stdout: &str, exited_ok: bool) -> ChildVerdict {
-    let proof = format!("{RESULT_TAG} {name} passed {nonce}");
+    let proof = match nonce_key(nonce) {
+        Some(key) => format!("{RESULT_TAG} {name} passed {}", proof(key, name)),
+        // No key, no proof: nothing the child prints can pass.
+        None => format!("{RESULT_TAG} {name} passed \u{0}"),
+    };
     let own_failure = format!("{RESULT_TAG} {name} failed");
     let mut output = String::new();
     let mut ignored_lines = Vec::new();
     let mut proven = false;
+    let mut failed = false;
     let mut reported = false;
     for line in stdout.lines() {
         if !line.starts_with(RESULT_TAG) {
@@ -104,13 +138,14 @@ pub fn judge(name: &str, nonce: &str, stdout: &str, exited_ok: bool) -> ChildVer
         if line == proof && !proven {
             proven = true;
             reported = true;
-        } else if line == own_failure && !reported {
+        } else if line == own_failure && !failed {
+            failed = true;
             reported = true;
         } else {
             let what = if line == proof {
                 "a second copy of the pass line"
             } else if line.starts_with(&format!("{RESULT_TAG} {name} passed")) {
-                "a pass line without the grader's nonce"
+                "a pass line without the grader's proof"
             } else {
                 "a result line for something else"
             };
@@ -118,7 +153,9 @@ pub fn judge(name: &str, nonce: &str, stdout: &str, exited_ok: bool) -> ChildVer
         }
     }
     ChildVerdict {
-        passed: proven && exited_ok,
+        // A failure line beside a proof means the proof did not come from the harness
+        // alone: the test failed.
+        passed: proven && !failed && exited_ok,
         output,
         ignored_lines,
         unreported: !reported,
@@ -221,10 +258,8 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 fn run_child(tests: &[GradedTest], name: &str) -> ExitCode {
-    // The nonce first, before any code under test exists in this process.
-    let mut nonce = String::new();
-    let _ = std::io::stdin().lock().read_line(&mut nonce);
-    let nonce = nonce.trim().to_string();
+    // The key first, before any code under test exists in this process.
+    let key = read_key();
     let Some(test) = tests.iter().find(|t| t.name == name) else {
         println!("this graded suite has no test `{name}`");
         return ExitCode::from(2);
@@ -240,7 +275,10 @@ fn run_child(tests: &[GradedTest], name: &str) -> ExitCode {
     let outcome = panic::catch_unwind(AssertUnwindSafe(test.run));
     let mut stdout = std::io::stdout().lock();
     let written = match outcome {
-        Ok(()) => writeln!(stdout, "\n{RESULT_TAG} {name} passed {nonce}"),
+        Ok(()) => match key {
+            Some(key) => writeln!(stdout, "\n{RESULT_TAG} {name} passed {}", proof(key, name)),
+            None => writeln!(stdout, "\nno key was given on stdin: nothing to prove a pass with"),
+        },
         Err(payload) => {
             let message = PANIC_MESSAGE
                 .lock()
@@ -252,6 +290,27 @@ fn run_child(tests: &[GradedTest], name: &str) -> ExitCode {
     };
     let _ = written.and_then(|()| stdout.flush());
     ExitCode::SUCCESS
+}
+
+/// Reads the key line from stdin into a buffer of this function's own: a read this large
+/// goes past stdin's internal buffer, so the digits never sit there. The digits are wiped
+/// once decoded; only the 16 bytes stay, which nothing in memory marks as a key.
+fn read_key() -> Option<[u8; 16]> {
+    // Larger than std's 8 KiB stdin buffer at every read, so each read bypasses it.
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut filled = 0;
+    let mut stdin = std::io::stdin().lock();
+    while filled < 33 && !buffer[..filled].contains(&b'\n') {
+        match stdin.read(&mut buffer[filled..]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => filled += n,
+        }
+    }
+    let line = buffer[..filled].split(|b| *b == b'\n').next().unwrap_or(&[]);
+    let key = std::str::from_utf8(line).ok().and_then(nonce_key);
+    buffer.fill(0);
+    std::hint::black_box(&buffer);
+    key
 }
 
 /// Runs one test in a child of this same binary and judges it.
@@ -418,7 +477,8 @@ mod tests {
     #[test]
     fn a_pass_needs_the_nonce_and_a_clean_exit() {
         let nonce = "0123456789abcdef0123456789abcdef";
-        let ok = format!("setup\n{RESULT_TAG} t passed {nonce}\n");
+        let key = nonce_key(nonce).unwrap();
+        let ok = format!("setup\n{RESULT_TAG} t passed {}\n", proof(key, "t"));
         assert!(judge("t", nonce, &ok, true).passed);
         assert!(
             !judge("t", nonce, &ok, false).passed,
@@ -427,14 +487,35 @@ mod tests {
         let forged = format!("{RESULT_TAG} t passed 00000000000000000000000000000000\n");
         let verdict = judge("t", nonce, &forged, true);
         assert!(!verdict.passed && verdict.unreported);
-        assert!(verdict.ignored_lines[0].contains("without the grader's nonce"));
+        assert!(verdict.ignored_lines[0].contains("without the grader's proof"));
+        let nonce_itself = format!("{RESULT_TAG} t passed {nonce}\n");
+        assert!(
+            !judge("t", nonce, &nonce_itself, true).passed,
+            "the key itself is not the proof"
+        );
+    }
+
+    #[test]
+    fn a_failure_line_beside_a_proof_fails() {
+        let nonce = nonce();
+        let pass = format!("{RESULT_TAG} t passed {}", proof(nonce_key(&nonce).unwrap(), "t"));
+        for text in [
+            format!("{pass}\n{RESULT_TAG} t failed\n"),
+            format!("{RESULT_TAG} t failed\n{pass}\n"),
+        ] {
+            let verdict = judge("t", &nonce, &text, true);
+            assert!(!verdict.passed && !verdict.unreported, "{text}");
+        }
     }
 
     #[test]
     fn duplicates_and_other_tests_lines_are_ignored_and_noted() {
-        let nonce = "n";
-        let text =
-            format!("{RESULT_TAG} t passed n\n{RESULT_TAG} t passed n\n{RESULT_TAG} u passed n\n");
+        let nonce = &nonce();
+        let key = nonce_key(nonce).unwrap();
+        let (t, u) = (proof(key, "t"), proof(key, "u"));
+        let text = format!(
+            "{RESULT_TAG} t passed {t}\n{RESULT_TAG} t passed {t}\n{RESULT_TAG} u passed {u}\n"
+        );
         let verdict = judge("t", nonce, &text, true);
         assert!(verdict.passed);
         assert_eq!(
@@ -467,5 +548,9 @@ mod tests {
     fn nonces_differ() {
         assert_ne!(nonce(), nonce());
         assert_eq!(nonce().len(), 32);
+        assert!(nonce_key(&nonce()).is_some());
+        assert_eq!(nonce_key("not hex at all, but 32 chars lon"), None);
+        let key = nonce_key(&nonce()).unwrap();
+        assert_ne!(proof(key, "a"), proof(key, "b"), "a proof names its test");
     }
 }

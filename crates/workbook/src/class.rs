@@ -70,6 +70,8 @@ struct Intake {
     files: Vec<(String, String)>,
     predictions: std::result::Result<Option<predictions::Predictions>, String>,
     problems: Vec<String>,
+    /// What the integrity scan found in the files, for a reviewer.
+    review: Vec<String>,
 }
 
 /// Reads `rel` under `submission` as a learner file: every step of the path a real
@@ -122,6 +124,18 @@ fn intake(wb: &Workbook, lab: &Lab, submission: &Path) -> Intake {
             Err(problem) => problems.push(format!("{problem}: the starter was graded")),
         }
     }
+    let mut review = Vec::new();
+    let mut refused = false;
+    for (file, text) in &files {
+        let scan = crate::integrity::scan(file, text);
+        refused |= scan.refused;
+        review.extend(scan.notes);
+    }
+    if refused {
+        // What a file brings in was not taken from the submission: grade the starter.
+        files.clear();
+        problems.push("a learner file brings in another file: the starter was graded".into());
+    }
     let rel = format!("labs/{}/predictions.txt", lab.slug());
     let predictions = match take(submission, &rel, limits.max_predictions_bytes) {
         Ok(Some(text)) => predictions::parse(lab, &text)
@@ -134,6 +148,7 @@ fn intake(wb: &Workbook, lab: &Lab, submission: &Path) -> Intake {
         files,
         predictions,
         problems,
+        review,
     }
 }
 
@@ -355,6 +370,8 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
                 ("CARGO_TERM_COLOR".into(), "never".into()),
             ],
             cancel: None,
+            // In the sandbox the build folder is read-only while tests run.
+            verify_binaries: sandbox.is_none(),
         };
         let sandboxed = sandbox.is_some();
         let grades = grade_tree(&tree, &labs, &wb.settings, &env, |lab| {
@@ -362,11 +379,10 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
                 files: Vec::new(),
                 predictions: Ok(None),
                 problems: Vec::new(),
+                review: Vec::new(),
             });
             let mut review = taken.problems.clone();
-            for (file, text) in &taken.files {
-                review.extend(crate::integrity::scan(file, text));
-            }
+            review.extend(taken.review);
             (
                 LabEvidencePart {
                     predictions: taken.predictions,
@@ -376,6 +392,8 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
                 Integrity {
                     notes: review,
                     sandboxed,
+                    // A refused file was never laid over the tree: the starter ran.
+                    refused: false,
                 },
             )
         });

@@ -115,6 +115,10 @@ pub struct LabPoints {
 pub struct Integrity {
     pub notes: Vec<String>,
     pub sandboxed: bool,
+    /// A learner file brings in another file: what it brings in is not the learner's
+    /// submitted work, so the graded tests earn nothing.
+    #[serde(default)]
+    pub refused: bool,
 }
 
 /// Rounds to cents; never -0 (an empty sum of f64 is -0.0).
@@ -319,7 +323,19 @@ pub fn grade_lab(evidence: LabEvidence<'_>, settings: &Settings) -> LabGrade {
             }
         })
         .collect();
-    let graded_points = round2(results.iter().map(|t| t.points).sum::<f64>()).min(max_graded);
+    // Counted, then rounded once: seven tests of 2.857… make 20, not 19.98.
+    let earned = suite
+        .tests
+        .iter()
+        .filter(|t| t.passed && earns(&t.name))
+        .count() as f64;
+    let mut graded_points = round2(earned * share).min(max_graded);
+    if integrity.refused && graded_points > 0.0 {
+        notes.push(
+            "a learner file brings in another file, which a grader does not take: the graded tests earn nothing".into(),
+        );
+        graded_points = 0.0;
+    }
     let predictions = match predictions {
         Ok(p) => p,
         Err(problem) => {
@@ -358,10 +374,16 @@ pub fn grade_lab(evidence: LabEvidence<'_>, settings: &Settings) -> LabGrade {
             max_predictions,
             max_graded,
         },
-        integrity,
+        integrity: Integrity {
+            notes: crate::integrity::capped(integrity.notes, MAX_INTEGRITY_NOTES),
+            ..integrity
+        },
         notes,
     }
 }
+
+/// The most integrity notes one lab's grade keeps (the last one counts the rest).
+pub const MAX_INTEGRITY_NOTES: usize = 20;
 
 /// The grade of a lab whose lab.toml could not be read: nothing earned, the problem named.
 pub fn broken_lab(number: &str, slug: &str, problem: &str) -> LabGrade {
@@ -401,6 +423,9 @@ pub struct RunEnv<'a> {
     pub run_wrap: Option<&'a dyn Fn(Command) -> Command>,
     pub test_env: Vec<(String, String)>,
     pub cancel: Option<&'a AtomicBool>,
+    /// Compare each suite's executable with its first bytes before every test: without a
+    /// sandbox, a test could rewrite the binary the next test runs.
+    pub verify_binaries: bool,
 }
 
 /// Builds the graded suites of `labs` in the workspace at `tree` (one cargo run, going on
@@ -452,6 +477,7 @@ pub fn run_labs(tree: &Path, labs: &[&Lab], settings: &Settings, env: &RunEnv<'_
                     env: env.test_env.clone(),
                     wrap: env.run_wrap,
                     cancel: env.cancel,
+                    verify_binary: env.verify_binaries,
                 };
                 LabRun::Ran(suite::run(exe, tree, &expected, &suite_env))
             }

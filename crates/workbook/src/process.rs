@@ -60,6 +60,15 @@ impl Ending {
     /// In words, for a learner: "exited with code 101", "was ended by signal 11 (…)".
     pub fn describe(self) -> String {
         match self {
+            // A sandbox (bubblewrap) or a shell between us and the test reports a signal
+            // as 128 + its number.
+            Ending::Exited(code @ 129..=159) if !labkit::graded::signal_meaning(code - 128).is_empty() => {
+                format!(
+                    "exited with code {code}, which a sandbox reports for signal {}{}",
+                    code - 128,
+                    labkit::graded::signal_meaning(code - 128)
+                )
+            }
             Ending::Exited(code) => format!("exited with code {code}"),
             Ending::Signalled(signal) => format!(
                 "was ended by signal {signal}{}",
@@ -283,6 +292,10 @@ mod platform {
         // guard's pid), and no controlling terminal, so nothing below can open /dev/tty to
         // type into the learner's or the teacher's shell.
         let _ = nix::unistd::setsid();
+        // Linux: whatever leaves the session (`setsid`, a double fork) and loses its parent
+        // becomes this guard's child instead of init's, so the guard can end it too.
+        #[cfg(target_os = "linux")]
+        let _ = nix::sys::prctl::set_child_subreaper(true);
         let mut first = String::new();
         let _ = std::io::stdin().read_line(&mut first);
         let input = first.trim_end_matches(['\n', '\r']).to_string();
@@ -310,17 +323,72 @@ mod platform {
             let mut rest = Vec::new();
             let _ = std::io::stdin().read_to_end(&mut rest);
             let _ = nix::sys::signal::kill(child_pid, Signal::SIGKILL);
+            end_escaped_descendants();
             let _ = killpg(nix::unistd::getpgrp(), Signal::SIGKILL);
         });
         let status = match child.wait() {
             Ok(status) => status,
             Err(_) => return std::process::ExitCode::from(125),
         };
+        end_escaped_descendants();
         if let Some(signal) = status.signal().and_then(|s| Signal::try_from(s).ok()) {
             let _ = nix::sys::signal::raise(signal);
         }
         std::process::ExitCode::from(status.code().unwrap_or(1).clamp(0, 255) as u8)
     }
+}
+
+/// Kills every process that still has the guard as its parent — on Linux, where the guard
+/// is a subreaper, that is everything below it that left its group and was orphaned —
+/// round after round, since a killed process's own children are orphaned in turn.
+#[cfg(target_os = "linux")]
+fn end_escaped_descendants() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::sys::wait::{WaitPidFlag, waitpid};
+    use nix::unistd::Pid;
+    let me = std::process::id();
+    for _round in 0..64 {
+        let children = children_of(me);
+        if children.is_empty() {
+            break;
+        }
+        for pid in &children {
+            let _ = kill(Pid::from_raw(*pid as i32), Signal::SIGKILL);
+        }
+        for pid in &children {
+            let _ = waitpid(Pid::from_raw(*pid as i32), None);
+        }
+        // Reap anything else that ended meanwhile.
+        while let Ok(status) = waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+            if status == nix::sys::wait::WaitStatus::StillAlive {
+                break;
+            }
+        }
+    }
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn end_escaped_descendants() {
+    // No subreaper here: a process that left the guard's group is out of its reach.
+}
+
+/// The processes whose parent is `parent`, from `/proc/PID/stat` (the field after the
+/// command name, which may itself hold spaces and parentheses).
+#[cfg(target_os = "linux")]
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let after_name = &stat[stat.rfind(')')? + 1..];
+            let ppid: u32 = after_name.split_whitespace().nth(1)?.parse().ok()?;
+            (ppid == parent).then_some(pid)
+        })
+        .collect()
 }
 
 #[cfg(windows)]

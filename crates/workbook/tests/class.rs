@@ -268,14 +268,17 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
     assert_eq!(points("c-starter"), (0.0, 0.0));
     assert_eq!(points("d-symlink"), (0.0, 0.0), "{}", notes("d-symlink"));
     assert!(notes("d-symlink").contains("symbolic link"));
-    assert!(notes("e-include").contains("includes another file"));
-    if sandboxed {
-        // The teacher's workbook is hidden from the build: nothing to include.
-        assert_eq!(points("e-include"), (0.0, 0.0), "{}", notes("e-include"));
-    }
+    // A file that brings in another file is refused, sandbox or not: the starter is graded
+    // in its place, and the note says why.
+    assert!(
+        notes("e-include").contains("brings in another file"),
+        "{}",
+        notes("e-include")
+    );
+    assert_eq!(points("e-include"), (0.0, 0.0), "{}", notes("e-include"));
     assert_eq!(points("f-forger"), (0.0, 0.0), "{}", notes("f-forger"));
     let forged = notes("f-forger");
-    assert!(forged.contains("without the grader's nonce"), "{forged}");
+    assert!(forged.contains("without the grader's proof"), "{forged}");
     assert!(forged.contains("uses `std::process`"), "{forged}");
     assert!(
         forged.contains("seal line of predictions.txt was edited"),

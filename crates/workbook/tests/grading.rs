@@ -192,7 +192,7 @@ fn a_test_that_does_not_report_fails_and_lines_that_imitate_the_harness_earn_not
     assert!(
         notes
             .iter()
-            .any(|n| n.contains("without the grader's nonce")),
+            .any(|n| n.contains("without the grader's proof")),
         "{notes:?}"
     );
     assert!(

@@ -120,3 +120,44 @@ fn grade_class_ends_its_children_on_every_signal() {
     let _ = std::fs::remove_dir_all(&teacher);
     let _ = std::fs::remove_dir_all(&class);
 }
+
+#[test]
+fn a_process_that_leaves_the_session_does_not_outlive_check() {
+    // The graded test starts `sleep` in a session of its own (`setsid --fork`), out of the
+    // guard's process group, and returns: the test passes, and the sleeper is orphaned. Its
+    // output goes nowhere, so no pipe keeps `check` waiting: only the guard can end it.
+    let test = "leaves_a_daemon_behind";
+    let marker = "3599.125";
+    let body = format!(
+        "fn {test}() {{ use std::process::{{Command, Stdio}}; \
+         Command::new(\"setsid\").args([\"--fork\", \"sleep\", \"{marker}\"]) \
+         .stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()) \
+         .status().unwrap(); }}\n"
+    );
+    let root = tiny_workbook(
+        "signals-daemon",
+        &[TinyLab {
+            number: "01",
+            id: "daemon",
+            names: &[test],
+            tests: &body,
+            library: "",
+            starter_fails: &[test],
+            time_limit_secs: 600,
+            main: "",
+        }],
+    );
+    let out = common::cli(&root, &["check", "01"])
+        .env("CARGO_TARGET_DIR", shared_target())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("1/1 graded tests pass"), "{stdout}");
+    let left = processes_mentioning(marker);
+    for (pid, _) in &left {
+        let _ = kill(Pid::from_raw(*pid as i32), Signal::SIGKILL);
+    }
+    assert!(left.is_empty(), "check left {left:?} running");
+    let _ = std::fs::remove_dir_all(&root);
+}

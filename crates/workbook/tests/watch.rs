@@ -38,7 +38,7 @@ if [ -f hang ]; then
     exec sleep 600
 fi
 if [ "$test" = the_first_claim_holds ] || grep -q FIXED @LEARNER_FILE@; then
-    echo "<labkit-graded-result> $test passed $nonce"
+    echo "<labkit-graded-result> $test passed $(@WORKBOOK@ __graded-proof "$test" "$nonce")"
     exit 0
 fi
 echo "the relay lost intent S2"
@@ -81,8 +81,9 @@ fn scratch() -> PathBuf {
         std::fs::create_dir_all(root.join("tests")).unwrap();
         std::fs::write(root.join("tests").join(suite), FAKE_SUITE).unwrap();
     }
-    let graded_01 = FAKE_GRADED.replace("@LEARNER_FILE@", "labs/01-outbox/src/relay.rs");
-    let graded_02 = FAKE_GRADED.replace(
+    let fake_graded = FAKE_GRADED.replace("@WORKBOOK@", env!("CARGO_BIN_EXE_workbook"));
+    let graded_01 = fake_graded.replace("@LEARNER_FILE@", "labs/01-outbox/src/relay.rs");
+    let graded_02 = fake_graded.replace(
         "@LEARNER_FILE@",
         "labs/02-uncertain-outcomes/src/settlement.rs",
     );

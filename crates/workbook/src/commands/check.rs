@@ -15,15 +15,17 @@ use colored::Colorize;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-/// The integrity notes of a lab's learner files as they are in `tree`.
-pub fn scan_learner_files(tree: &Path, lab: &Lab) -> Vec<String> {
-    let mut notes = Vec::new();
+/// The integrity scan of a lab's learner files as they are in `tree`.
+pub fn scan_learner_files(tree: &Path, lab: &Lab) -> integrity::Scan {
+    let mut all = integrity::Scan::default();
     for file in &lab.meta.learner_files {
         if let Ok(source) = std::fs::read_to_string(tree.join(lab.learner_path(file))) {
-            notes.extend(integrity::scan(file, &source));
+            let scan = integrity::scan(file, &source);
+            all.notes.extend(scan.notes);
+            all.refused |= scan.refused;
         }
     }
-    notes
+    all
 }
 
 /// Builds and runs one lab's graded suite in the learner's workbook.
@@ -53,6 +55,7 @@ pub fn graded_run(wb: &Workbook, lab: &Lab, cancel: Option<&AtomicBool>) -> Resu
         env: [fast_tmp(), terminal_columns()].concat(),
         wrap: None,
         cancel,
+        verify_binary: false,
     };
     Ok(suite::run(exe, &wb.root, &expected, &suite_env))
 }
@@ -107,7 +110,8 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Result<()> {
             println!("{}", crate::text::for_terminal(line));
         }
     }
-    for note in run.notes.iter().chain(&scan_learner_files(&wb.root, lab)) {
+    let scan = scan_learner_files(&wb.root, lab);
+    for note in run.notes.iter().chain(&scan.notes) {
         println!("{} {note}", "note:".yellow().bold());
     }
     // Only a failure whose signature a catalogued wrong solution proves gets a name.
@@ -132,6 +136,12 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Result<()> {
         "result:".bold(),
         run.tests.len()
     );
+    if scan.refused {
+        return Err(Error::lab(format!(
+            "a learner file of lab {} brings in another file; a grader takes only the learner files, so it grades the starter in its place. Put the whole of your work in the learner files.",
+            lab.meta.number
+        )));
+    }
     if passed == run.tests.len() && !run.tests.is_empty() {
         println!(
             "{}",
@@ -203,10 +213,12 @@ pub fn grade(wb: &Workbook, format: &str, only: &[String]) -> Result<()> {
         run_wrap: None,
         test_env: fast_tmp(),
         cancel: None,
+        verify_binaries: false,
     };
     let mut labs = grade_tree(&wb.root, &chosen, &wb.settings, &env, |lab| {
         let changed = changed_published_files(&wb.root, lab);
-        let mut review = scan_learner_files(&wb.root, lab);
+        let scan = scan_learner_files(&wb.root, lab);
+        let mut review = scan.notes;
         if !changed.is_empty() {
             review.push(format!(
                 "files that differ from the published version: {}",
@@ -223,6 +235,7 @@ pub fn grade(wb: &Workbook, format: &str, only: &[String]) -> Result<()> {
             Integrity {
                 notes: review,
                 sandboxed: false,
+                refused: scan.refused,
             },
         )
     });
