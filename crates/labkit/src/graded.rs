@@ -277,7 +277,10 @@ fn run_child(tests: &[GradedTest], name: &str) -> ExitCode {
     let written = match outcome {
         Ok(()) => match key {
             Some(key) => writeln!(stdout, "\n{RESULT_TAG} {name} passed {}", proof(key, name)),
-            None => writeln!(stdout, "\nno key was given on stdin: nothing to prove a pass with"),
+            None => writeln!(
+                stdout,
+                "\nno key was given on stdin: nothing to prove a pass with"
+            ),
         },
         Err(payload) => {
             let message = PANIC_MESSAGE
@@ -306,7 +309,10 @@ fn read_key() -> Option<[u8; 16]> {
             Ok(n) => filled += n,
         }
     }
-    let line = buffer[..filled].split(|b| *b == b'\n').next().unwrap_or(&[]);
+    let line = buffer[..filled]
+        .split(|b| *b == b'\n')
+        .next()
+        .unwrap_or(&[]);
     let key = std::str::from_utf8(line).ok().and_then(nonce_key);
     buffer.fill(0);
     std::hint::black_box(&buffer);
@@ -498,7 +504,10 @@ mod tests {
     #[test]
     fn a_failure_line_beside_a_proof_fails() {
         let nonce = nonce();
-        let pass = format!("{RESULT_TAG} t passed {}", proof(nonce_key(&nonce).unwrap(), "t"));
+        let pass = format!(
+            "{RESULT_TAG} t passed {}",
+            proof(nonce_key(&nonce).unwrap(), "t")
+        );
         for text in [
             format!("{pass}\n{RESULT_TAG} t failed\n"),
             format!("{RESULT_TAG} t failed\n{pass}\n"),

@@ -340,6 +340,8 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
         learners: Vec::new(),
         seconds: Vec::new(),
     };
+    // Every seal line, by lab number, with the learners whose predictions carry it.
+    let mut seals: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     for (i, submission) in submissions.iter().enumerate() {
         let learner = learner_name(submission);
         eprintln!("grading {learner} ({}/{}) …", i + 1, submissions.len());
@@ -348,6 +350,13 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
         let mut intakes = BTreeMap::new();
         for lab in &labs {
             let taken = intake(wb, lab, submission);
+            if let Ok(Some(predictions::Predictions {
+                seal: Some(seal), ..
+            })) = &taken.predictions
+            {
+                let key = (lab.meta.number.clone(), seal.line());
+                seals.entry(key).or_default().push(learner.clone());
+            }
             for (file, text) in &taken.files {
                 let path = tree.join(lab.learner_path(file));
                 std::fs::write(&path, text).map_err(|e| Error::writing(&path, e))?;
@@ -420,7 +429,39 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
         class.learners.push(grade);
         class.seconds.push(seconds);
     }
+    note_shared_seals(&mut class, &seals);
     Ok(class)
+}
+
+/// A seal line names the second it was written and hashes the answers: two learners who
+/// carry the same one did not seal apart, and each of their rows says with whom.
+fn note_shared_seals(class: &mut ClassGrade, seals: &BTreeMap<(String, String), Vec<String>>) {
+    for ((lab, _), learners) in seals.iter().filter(|(_, who)| who.len() > 1) {
+        for learner in learners {
+            let others: Vec<&str> = (learners.iter())
+                .filter(|other| *other != learner)
+                .map(String::as_str)
+                .collect();
+            let note = format!(
+                "predictions.txt carries the same seal line as {}'s: the same answers \
+                 sealed in the same second, which happens when one file was copied",
+                others.join("'s and ")
+            );
+            for row in class.rows.iter_mut() {
+                if row.learner == *learner && row.lab == *lab {
+                    row.integrity.push(note.clone());
+                }
+            }
+            for grade in class.learners.iter_mut() {
+                if grade.learner.as_deref() != Some(learner.as_str()) {
+                    continue;
+                }
+                for graded in grade.labs.iter_mut().filter(|g| g.lab == *lab) {
+                    graded.integrity.notes.push(note.clone());
+                }
+            }
+        }
+    }
 }
 
 /// The rows as CSV (RFC 4180: fields with a comma, a quote or a line break are quoted).

@@ -206,7 +206,10 @@ fn flatten(stream: TokenStream, out: &mut Vec<(Token, usize)>) {
 }
 
 fn lookup(table: &[(&str, Rule)], name: &str) -> Option<Rule> {
-    table.iter().find(|(n, _)| *n == name).map(|(_, rule)| *rule)
+    table
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, rule)| *rule)
 }
 
 /// The findings in `tokens`, each a rule and the line it was found on.
@@ -252,9 +255,7 @@ fn findings(tokens: &[(Token, usize)]) -> Vec<(Rule, usize)> {
                 if name == "for" && is_punct(i + 1, '<') {
                     found.push((Rule::SoundnessShape, line));
                 }
-                if name == "static"
-                    && matches!(at(i + 1), Some(Token::Ident(m)) if m == "mut")
-                {
+                if name == "static" && matches!(at(i + 1), Some(Token::Ident(m)) if m == "mut") {
                     found.push((Rule::Unsafe, line));
                 }
             }
@@ -396,7 +397,11 @@ mod tests {
         ] {
             let scan = scan("relay.rs", source);
             assert!(scan.refused, "{source}: {scan:?}");
-            assert!(scan.notes.iter().any(|n| n.contains("brings in another file")));
+            assert!(
+                scan.notes
+                    .iter()
+                    .any(|n| n.contains("brings in another file"))
+            );
         }
     }
 

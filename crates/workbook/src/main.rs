@@ -127,7 +127,10 @@ fn main() -> ExitCode {
     // the test doubles that stand in for a graded suite. It proves nothing without the key,
     // which only the grader that made it holds.
     if args.first().map(String::as_str) == Some("__graded-proof") {
-        return match (args.get(1), args.get(2).and_then(|k| labkit::graded::nonce_key(k))) {
+        return match (
+            args.get(1),
+            args.get(2).and_then(|k| labkit::graded::nonce_key(k)),
+        ) {
             (Some(name), Some(key)) => {
                 println!("{}", labkit::graded::proof(key, name));
                 ExitCode::SUCCESS

@@ -62,7 +62,9 @@ impl Ending {
         match self {
             // A sandbox (bubblewrap) or a shell between us and the test reports a signal
             // as 128 + its number.
-            Ending::Exited(code @ 129..=159) if !labkit::graded::signal_meaning(code - 128).is_empty() => {
+            Ending::Exited(code @ 129..=159)
+                if !labkit::graded::signal_meaning(code - 128).is_empty() =>
+            {
                 format!(
                     "exited with code {code}, which a sandbox reports for signal {}{}",
                     code - 128,

@@ -74,7 +74,9 @@ pub fn run(exe: &Path, dir: &Path, expected: &[String], env: &SuiteEnv<'_>) -> S
                 name: name.clone(),
                 passed: false,
                 output: String::new(),
-                unreported: Some("not run: the suite's executable was rewritten by an earlier test".into()),
+                unreported: Some(
+                    "not run: the suite's executable was rewritten by an earlier test".into(),
+                ),
             });
             continue;
         }

@@ -200,8 +200,12 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
     let late = clone_of(&edition, &submissions, "h-late");
     put(&late, PREDICTIONS, &answered_after_the_seal(&edition));
 
+    // A classmate's predictions file, copied whole: its seal is theirs.
+    let copier = clone_of(&edition, &submissions, "i-copier");
+    put(&copier, PREDICTIONS, &predictions_text(&edition, false));
+
     let everyone = [
-        &solved, &settings, &starter, &symlink, &include, &forger, &huge, &late,
+        &solved, &settings, &starter, &symlink, &include, &forger, &huge, &late, &copier,
     ];
     let before: Vec<_> = everyone.iter().map(|d| snapshot(d)).collect();
     let json = class.join("class.json");
@@ -291,6 +295,11 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
         "answers given after the seal earn nothing"
     );
     assert!(notes("g-huge").contains("more than"), "{}", notes("g-huge"));
+    for (learner, other) in [("i-copier", "a-solved"), ("a-solved", "i-copier")] {
+        let shared = format!("the same seal line as {other}'s");
+        assert!(notes(learner).contains(&shared), "{}", notes(learner));
+    }
+    assert!(!notes("h-late").contains("the same seal line"));
 
     let csv = std::fs::read_to_string(&csv).unwrap();
     assert!(

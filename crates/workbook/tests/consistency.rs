@@ -64,6 +64,7 @@ fn graded_runs(
                         env: Vec::new(),
                         wrap: None,
                         cancel: None,
+                        verify_binary: false,
                     };
                     suite::run(exe, &root(), &graded_test_names(lab), &env)
                 });
@@ -441,18 +442,27 @@ fn figures_and_generated_pages_are_current() {
 }
 
 #[test]
-fn no_solution_draws_an_integrity_note() {
+fn no_solution_or_starter_draws_an_integrity_note() {
     let root = root();
     let mut problems = Vec::new();
     for lab in labs() {
-        for file in &lab.meta.learner_files {
-            let path = root.join("solutions").join(lab.slug()).join(file);
-            let source = std::fs::read_to_string(&path).unwrap();
-            for note in workbook::integrity::scan(file, &source) {
-                problems.push(format!(
-                    "lab {}: the reference solution draws a note no solution should: {note}",
-                    lab.meta.number
-                ));
+        for (edition, folder) in [("reference solution", "solutions"), ("starter", "labs")] {
+            for file in &lab.meta.learner_files {
+                let path = root.join(folder).join(lab.slug()).join(file);
+                let source = std::fs::read_to_string(&path).unwrap();
+                let scan = workbook::integrity::scan(file, &source);
+                if scan.refused {
+                    problems.push(format!(
+                        "lab {}: the {edition} would be refused",
+                        lab.meta.number
+                    ));
+                }
+                for note in scan.notes {
+                    problems.push(format!(
+                        "lab {}: the {edition} draws a note no honest file should: {note}",
+                        lab.meta.number
+                    ));
+                }
             }
         }
     }

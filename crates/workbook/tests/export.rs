@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use workbook::meta::load_labs;
 
-/// The student edition builds in the workbook's own build folder: its crates are built
-/// anew (they sit at another path), while the dependencies they share with the
-/// workbook's (SQLite above all) are reused.
+/// The student edition builds in a folder of its own. Not the workbook's: cargo names a
+/// workspace crate's build by its path *inside* the workspace, so the edition's test
+/// binaries would replace the workbook's own, under the same names, in the middle of the
+/// workbook's `cargo test`.
 fn export_target() -> PathBuf {
-    repo().join("target")
+    repo().join("target/student-edition")
 }
 
 fn labs_in(root: &Path, args: &[&str]) -> Output {

@@ -119,6 +119,7 @@ fn every_wrong_solution_in_the_catalogue_is_rejected_by_the_tests_it_names() {
             env: Vec::new(),
             wrap: None,
             cancel: None,
+            verify_binary: false,
         };
         let started = std::time::Instant::now();
         let run = suite::run(exe, &repo(), &expected, &env);

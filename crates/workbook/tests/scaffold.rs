@@ -251,6 +251,7 @@ fn graded_runs(dir: &Path, lab: &Lab, mutants: &[Mutant]) -> Vec<(String, SuiteR
         env: Vec::new(),
         wrap: None,
         cancel: None,
+        verify_binary: false,
     };
     packages
         .iter()
