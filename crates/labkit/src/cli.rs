@@ -1,7 +1,7 @@
 //! The command line every lab binary shares:
 //!
 //! ```text
-//! <lab>                           run the observe phase, print the checks and a summary
+//! <lab>                           run the observe phase, print its answers and a summary
 //! <lab> observe --json            the same, as the JSON report the CLI reads
 //! <lab> replay SCENARIO TOKEN     replay one schedule and print its timeline (exit 1 when
 //!                                 it breaks an invariant, 3 when the token does not fit)
@@ -42,16 +42,16 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
     match args.as_slice() {
         [] | ["observe"] => {
             let report = (lab.observe)();
+            // Numbered as `cargo labs predict` numbers the items: the questions about the
+            // run first, then the multiple-choice ones.
             for (i, check) in report.checks.iter().enumerate() {
-                let verdict = if check.holds {
-                    "holds"
-                } else {
-                    "does not hold"
-                };
-                println!("{:>3}. {:<55} {verdict}", i + 1, check.claim);
+                let answer = if check.yes { "yes" } else { "no" };
+                println!("q{:02} {answer:<3} {}", i + 1, check.ask);
             }
-            for q in &report.questions {
-                println!("  {}: ({}) {}", q.id, q.answer, q.evidence);
+            let asked = report.checks.len();
+            for (i, q) in report.questions.iter().enumerate() {
+                println!("q{:02} ({}) {}", asked + i + 1, q.answer, q.prompt);
+                println!("        {}", q.evidence);
             }
             println!("{}", serde_json::to_string_pretty(&report.summary).unwrap());
             ExitCode::SUCCESS

@@ -2,32 +2,20 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A check's stable id: its claim in lower case, words joined by `-`.
-pub fn slug(claim: &str) -> String {
-    let mut out = String::new();
-    for word in claim
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        if !out.is_empty() {
-            out.push('-');
-        }
-        out.push_str(&word.to_ascii_lowercase());
-    }
-    out
-}
-
+/// The answer a run observed to one yes/no question of the lab.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObservedCheck {
-    pub id: String,
-    pub claim: String,
-    /// What running the code showed: does the claim hold?
-    pub holds: bool,
+    /// The question, word for word as the lab's `lab.toml` asks it.
+    pub ask: String,
+    /// What running the code showed: is the answer yes?
+    pub yes: bool,
 }
 
+/// The option a run observed for one multiple-choice question of the lab.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObservedAnswer {
-    pub id: String,
+    /// The question's prompt, word for word as the lab's `lab.toml` has it.
+    pub prompt: String,
     /// The option (a letter) that describes what the run showed.
     pub answer: String,
     /// The observations the answer was computed from, in words.
@@ -46,9 +34,11 @@ pub struct Report {
     pub summary: serde_json::Value,
 }
 
-/// Collects what a lab run observed. Every verdict passed in is a value the code computed
-/// by running the scenario; the answer keys live in the lab's `lab.toml`, and the
-/// workbook's consistency gate proves the two agree.
+/// Collects what a lab run observed. Every answer passed in is a value the code computed
+/// by running the scenario, recorded under the question it answers (the question's text,
+/// as the learner reads it: nothing in the observe code names what the answer should be).
+/// The answer keys live in the lab's `lab.toml`, and the workbook's consistency gate
+/// proves that the two ask the same questions, in the same order, and agree.
 #[derive(Debug)]
 pub struct Observation {
     lab: String,
@@ -65,21 +55,22 @@ impl Observation {
         }
     }
 
-    /// Records a claim and whether the run showed it to hold. Returns the verdict.
-    pub fn check(&mut self, claim: &str, holds: bool) -> bool {
+    /// Records the answer the run observed to the yes/no question `ask`: `yes` is true
+    /// exactly when the answer is yes. Returns `yes`.
+    pub fn ask(&mut self, ask: &str, yes: bool) -> bool {
         self.checks.push(ObservedCheck {
-            id: slug(claim),
-            claim: claim.to_string(),
-            holds,
+            ask: ask.to_string(),
+            yes,
         });
-        holds
+        yes
     }
 
-    /// Records the option the run's observations select for a question.
-    pub fn answer(&mut self, id: &str, answer: &str, evidence: impl Into<String>) {
+    /// Records the option (a letter) the run's observations select for the
+    /// multiple-choice question whose prompt is `prompt`, and the evidence, in words.
+    pub fn choose(&mut self, prompt: &str, letter: &str, evidence: impl Into<String>) {
         self.questions.push(ObservedAnswer {
-            id: id.to_string(),
-            answer: answer.to_string(),
+            prompt: prompt.to_string(),
+            answer: letter.to_string(),
             evidence: evidence.into(),
         });
     }
@@ -104,20 +95,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn slugs_are_lowercase_words_joined_by_dashes() {
-        assert_eq!(slug("unsafe attempt aborts"), "unsafe-attempt-aborts");
-        assert_eq!(slug("Two calls, one effect!"), "two-calls-one-effect");
-    }
-
-    #[test]
-    fn an_observation_keeps_the_order_of_its_checks() {
+    fn an_observation_keeps_its_questions_in_order() {
         let mut obs = Observation::new("demo");
-        assert!(obs.check("first", true));
-        assert!(!obs.check("second", false));
-        obs.answer("q1", "b", "one row");
+        assert!(obs.ask("Is the first one there?", true));
+        assert!(!obs.ask("Is the second one there?", false));
+        obs.choose("What remains?", "b", "one row");
         let report = obs.finish(None, serde_json::json!({}));
-        let ids: Vec<_> = report.checks.iter().map(|c| c.id.as_str()).collect();
-        assert_eq!(ids, ["first", "second"]);
+        let asked: Vec<_> = report.checks.iter().map(|c| c.ask.as_str()).collect();
+        assert_eq!(
+            asked,
+            ["Is the first one there?", "Is the second one there?"]
+        );
+        assert_eq!(report.questions[0].prompt, "What remains?");
         let json = serde_json::to_string(&report).unwrap();
         let back: Report = serde_json::from_str(&json).unwrap();
         assert_eq!(back, report);

@@ -997,8 +997,8 @@ impl Broker {
 
     /// With ordering, delivering a message again brings back every later message of its
     /// key that was already delivered, acknowledged or not. Two documented exceptions:
-    /// with exactly-once delivery an acknowledged message is never delivered again, so it
-    /// stays acknowledged; and with a working dead-letter policy as well, the cascade
+    /// with exactly-once delivery, a message once acknowledged stays acknowledged and out
+    /// of the cascade; and with a working dead-letter policy as well, the cascade
     /// "might not be the case", a choice of the fault core.
     fn redeliver_later_messages_of_key(
         &mut self,

@@ -6,8 +6,9 @@
 //! tests, and every answer key, explanation and hint, which go into each lab's scrambled
 //! `key.txt` instead. The published starters are copied to `.starters/`, so `cargo labs
 //! reset` works without git. Before it finishes, the export reads back every file it
-//! wrote and refuses to leave one that holds a key's explanation or a hint as readable
-//! text.
+//! wrote and refuses to leave one that holds a check's claim, a key's explanation or a
+//! hint as readable text. The `lab.toml` it writes asks each question and names no item:
+//! a check's claim and the sense of its `yes`, a question's id, travel in `key.txt`.
 
 use crate::commands::Workbook;
 use crate::error::{Error, Result};
@@ -147,29 +148,52 @@ fn student_summary(teacher: &str) -> String {
     kept.join("\n").trim_end().to_string() + "\n"
 }
 
+/// A text a learner must not be able to read in the student edition.
+pub struct Secret {
+    /// What it is, for the message (`lab 01's claim of q04`).
+    pub what: String,
+    pub text: String,
+    /// Whether a chapter may say it after its Predict section (an explanation, a hint);
+    /// a claim is said nowhere, since it states an answer in the teacher's words.
+    pub chapters_may_say_it: bool,
+}
+
 /// Texts a learner must not be able to read in the student edition: every explanation
-/// and every hint (long enough to be recognisable).
-fn secrets(labs: &[Lab]) -> Vec<(String, String)> {
+/// and every hint (long enough to be recognisable), and every check's claim.
+pub fn secrets(labs: &[Lab]) -> Vec<Secret> {
     let mut out = Vec::new();
     for lab in labs {
         let n = &lab.meta.number;
-        for check in &lab.key.checks {
-            out.push((
-                format!("lab {n}'s explanation of `{}`", check.id),
-                check.explain.clone(),
-            ));
+        let ids = lab.item_ids();
+        let explained = (lab.key.checks.iter().map(|c| &c.explain))
+            .chain(lab.key.questions.iter().map(|q| &q.explain));
+        for (id, explain) in ids.iter().zip(explained) {
+            if explain.chars().count() >= 24 {
+                out.push(Secret {
+                    what: format!("lab {n}'s explanation of {id}"),
+                    text: explain.clone(),
+                    chapters_may_say_it: true,
+                });
+            }
         }
-        for q in &lab.key.questions {
-            out.push((
-                format!("lab {n}'s explanation of `{}`", q.id),
-                q.explain.clone(),
-            ));
+        for (id, check) in ids.iter().zip(&lab.key.checks) {
+            out.push(Secret {
+                what: format!("lab {n}'s claim of {id}"),
+                text: check.claim.clone(),
+                chapters_may_say_it: false,
+            });
         }
         for (i, hint) in lab.key.hints.iter().enumerate() {
-            out.push((format!("lab {n}'s hint {}", i + 1), hint.clone()));
+            if hint.chars().count() >= 24 {
+                out.push(Secret {
+                    what: format!("lab {n}'s hint {}", i + 1),
+                    text: hint.clone(),
+                    chapters_may_say_it: true,
+                });
+            }
         }
     }
-    out.retain(|(_, text)| text.chars().count() >= 24);
+    out.retain(|secret| !secret.text.trim().is_empty());
     out
 }
 
@@ -288,8 +312,9 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
             )?;
         }
     }
-    // Read back what was written: no explanation or hint may be readable anywhere but in
-    // the chapters after their Predict sections (the gate checks those).
+    // Read back what was written: no claim may be readable anywhere, and no explanation or
+    // hint anywhere but in the chapters after their Predict sections (the gate checks
+    // those).
     let secrets = secrets(&wb.labs.labs);
     let mut leaks = Vec::new();
     let mut count = 0;
@@ -301,9 +326,9 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
         let Ok(text) = std::fs::read_to_string(dir.join(rel)) else {
             continue;
         };
-        for (what, secret) in &secrets {
-            if !chapter && text.contains(secret.as_str()) {
-                leaks.push(format!("{rel} holds {what}"));
+        for secret in &secrets {
+            if (!chapter || !secret.chapters_may_say_it) && text.contains(secret.text.as_str()) {
+                leaks.push(format!("{rel} holds {}: \"{}\"", secret.what, secret.text));
             }
         }
     }

@@ -1,4 +1,6 @@
-//! The student edition's `key.txt`: a lab's answer keys, explanations and hints,
+//! The student edition's `key.txt`: a lab's answer keys, explanations and hints, and
+//! the teacher's names of its items (each check's claim and the sense of its `yes`, each
+//! question's id),
 //! scrambled so that a learner who opens it reads nothing. This is not secrecy — the CLI
 //! that unscrambles it ships beside it — only a fence: an answer can be had before the
 //! seal by decoding on purpose, never by reading.
@@ -107,7 +109,7 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::meta::{CheckKey, QuestionKey};
+    use crate::meta::{CheckKey, QuestionKey, YesIf};
 
     #[test]
     fn base64_matches_rfc_4648_test_vectors_both_ways() {
@@ -130,12 +132,15 @@ mod tests {
     fn a_key_survives_the_round_trip_and_reads_as_nothing() {
         let key = LabKey {
             checks: vec![CheckKey {
-                id: "receipt-survives".into(),
+                ask: "Is the receipt there?".into(),
+                claim: "receipt survives rollback".into(),
+                yes_if: YesIf::Fails,
                 holds: true,
                 explain: "The receipt lives outside the database.".into(),
             }],
             questions: vec![QuestionKey {
                 id: "after-abort".into(),
+                prompt: "What remains?".into(),
                 answer: "c".into(),
                 explain: "The row rolled back; the receipt did not.".into(),
             }],
@@ -145,7 +150,17 @@ mod tests {
         let text = encode("outbox", &key);
         assert_eq!(decode("outbox", &text).unwrap(), key);
         let coded: String = text.lines().filter(|l| !l.starts_with('#')).collect();
-        for secret in ["receipt", "outside", "holds", "answer", "identity", "true"] {
+        for secret in [
+            "receipt",
+            "survives",
+            "outside",
+            "holds",
+            "fails",
+            "answer",
+            "identity",
+            "true",
+            "after-abort",
+        ] {
             assert!(
                 !coded.contains(secret),
                 "`{secret}` is readable in:\n{text}"

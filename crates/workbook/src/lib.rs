@@ -15,6 +15,7 @@ pub mod integrity;
 pub mod keys;
 pub mod meta;
 pub mod mutants;
+pub mod observed;
 pub mod pages;
 pub mod predictions;
 pub mod process;

@@ -12,19 +12,26 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// One claim of the observe phase, as the learner sees it.
+/// One yes/no question about the run of the observe phase.
+///
+/// A learner reads only `ask`. The rest is the teacher's: `claim` names what the check
+/// shows, `yes_if` says how a `yes` relates to it, and `holds`/`explain` are its key. The
+/// student edition's `lab.toml` carries none of them; they travel, scrambled, in
+/// `key.txt`, and are put back here when the lab loads, so the run can name the claim
+/// after the seal.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
-    /// The check's name in the run (its id is the name's slug).
-    pub claim: String,
     /// The question the learner answers yes or no, worded so it favours neither answer.
-    /// Without one, the claim itself is asked ("does it hold?").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ask: Option<String>,
-    /// Whether `yes` to `ask` means the claim holds (the default) or fails: "Is the order
-    /// row still there?" asks about "aborted database row absent" with `yes_if = "fails"`.
-    #[serde(default, skip_serializing_if = "YesIf::is_holds")]
+    /// The observe code records its answer under this text, word for word
+    /// (`obs.ask("…", yes)`).
+    pub ask: String,
+    /// The check's name for the teacher: what the run shows, as a statement. Shown to a
+    /// learner only after the seal, as the title of the explanation.
+    #[serde(default, skip_serializing)]
+    pub claim: String,
+    /// Whether `yes` to `ask` means the claim holds (the default) or fails.
+    #[serde(default, skip_serializing)]
     pub yes_if: YesIf,
     /// The answer key (teacher's edition only): does the claim hold when the lab runs?
     #[serde(default, skip_serializing)]
@@ -49,9 +56,33 @@ impl YesIf {
     }
 }
 
+/// A claim's old id, the one predictions files used before the neutral `qNN`: its
+/// words in lower case, joined by `-`.
+pub fn claim_slug(claim: &str) -> String {
+    let mut out = String::new();
+    for word in claim
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(&word.to_ascii_lowercase());
+    }
+    out
+}
+
+/// The id a learner sees for the item at `index` (checks first, then the
+/// multiple-choice questions, in the lab's order): `q01`, `q02`, … It says where the
+/// item is, never what it is about.
+pub fn item_id(index: usize) -> String {
+    format!("q{:02}", index + 1)
+}
+
 impl Check {
-    pub fn id(&self) -> String {
-        labkit::slug(&self.claim)
+    /// The old id of this check in predictions files: its claim's slug.
+    pub fn slug(&self) -> String {
+        claim_slug(&self.claim)
     }
 
     /// The right yes/no answer to this check's question when the claim `holds` or not.
@@ -62,11 +93,12 @@ impl Check {
         }
     }
 
-    /// What the learner is asked.
-    pub fn question(&self) -> String {
-        match &self.ask {
-            Some(ask) => ask.clone(),
-            None => format!("Does this hold: {}?", self.claim),
+    /// Whether the claim holds, given the answer `yes` observed to `ask`: the inverse of
+    /// [`Check::answer_for`].
+    pub fn holds_for(&self, yes: bool) -> bool {
+        match self.yes_if {
+            YesIf::Holds => yes,
+            YesIf::Fails => !yes,
         }
     }
 }
@@ -75,7 +107,13 @@ impl Check {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Question {
+    /// The question's name for the teacher (and its id in predictions files before the
+    /// neutral `qNN`). Not in the student edition's `lab.toml`: it is put back from the
+    /// key when the lab loads.
+    #[serde(default, skip_serializing)]
     pub id: String,
+    /// What the learner reads; the observe code records its answer under this text,
+    /// word for word (`obs.choose("…", letter, evidence)`).
     pub prompt: String,
     /// The key (teacher's edition only).
     #[serde(default, skip_serializing)]
@@ -157,45 +195,49 @@ pub struct Signature {
     pub invariant: Option<String>,
 }
 
+/// The key of one check: everything about it but its question, which it repeats so that
+/// a key can be matched to its `lab.toml`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckKey {
-    pub id: String,
+    pub ask: String,
+    pub claim: String,
+    #[serde(default, skip_serializing_if = "YesIf::is_holds")]
+    pub yes_if: YesIf,
     pub holds: bool,
     pub explain: String,
 }
 
+/// The key of one multiple-choice question, with its prompt to match it to `lab.toml`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct QuestionKey {
     pub id: String,
+    pub prompt: String,
     pub answer: String,
     pub explain: String,
 }
 
-impl LabKey {
-    pub fn check(&self, id: &str) -> Option<&CheckKey> {
-        self.checks.iter().find(|c| c.id == id)
-    }
-
-    pub fn question(&self, id: &str) -> Option<&QuestionKey> {
-        self.questions.iter().find(|q| q.id == id)
-    }
-}
-
 impl Lab {
-    /// The right answer to each item, by id: `yes`/`no` for the checks' questions, a
-    /// letter for the multiple-choice ones.
+    /// The right answer to each item, by its id (`q01`, …): `yes`/`no` for the questions
+    /// about the run, a letter for the multiple-choice ones.
     pub fn right_answers(&self) -> BTreeMap<String, crate::predictions::Answer> {
         use crate::predictions::Answer;
-        let mut right = BTreeMap::new();
-        for (check, key) in self.meta.checks.iter().zip(&self.key.checks) {
-            right.insert(key.id.clone(), Answer::Claim(check.answer_for(key.holds)));
-        }
-        for key in &self.key.questions {
-            right.insert(key.id.clone(), Answer::Option(key.answer.clone()));
-        }
-        right
+        let checks = self
+            .meta
+            .checks
+            .iter()
+            .zip(&self.key.checks)
+            .map(|(check, key)| Answer::Claim(check.answer_for(key.holds)));
+        let questions = self
+            .key
+            .questions
+            .iter()
+            .map(|key| Answer::Option(key.answer.clone()));
+        self.item_ids()
+            .into_iter()
+            .zip(checks.chain(questions))
+            .collect()
     }
 }
 
@@ -229,14 +271,32 @@ impl Lab {
         self.meta.checks.len() + self.meta.questions.len()
     }
 
-    /// The ids of every item the learner predicts, checks first, in the lab's order.
+    /// The ids of every item the learner predicts, checks first, in the lab's order:
+    /// `q01`, `q02`, …
     pub fn item_ids(&self) -> Vec<String> {
-        self.meta
-            .checks
-            .iter()
-            .map(Check::id)
-            .chain(self.meta.questions.iter().map(|q| q.id.clone()))
-            .collect()
+        (0..self.prediction_count()).map(item_id).collect()
+    }
+
+    /// The position of the item a predictions file names `id`: its neutral id (`q04`, or
+    /// `q4`), or the id files used before (a claim's slug, a question's id), so that a
+    /// learner's existing predictions keep their answers.
+    pub fn item_index(&self, id: &str) -> Option<usize> {
+        let neutral = id
+            .strip_prefix(['q', 'Q'])
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| (1..=self.prediction_count()).contains(n))
+            .map(|n| n - 1);
+        neutral.or_else(|| {
+            let n_checks = self.meta.checks.len();
+            (self.meta.checks.iter())
+                .position(|c| !c.claim.is_empty() && c.slug() == id)
+                .or_else(|| {
+                    (self.meta.questions.iter())
+                        .position(|q| !q.id.is_empty() && q.id == id)
+                        .map(|i| n_checks + i)
+                })
+        })
     }
 
     /// The repository-relative path of a learner file (`labs/01-outbox/src/relay.rs`).
@@ -251,14 +311,15 @@ impl Lab {
     }
 
     fn from_meta(dir: PathBuf, mut meta: LabMeta) -> std::result::Result<Lab, String> {
-        let has_key = meta
-            .checks
+        let has_key = meta.checks.iter().any(|c| {
+            !c.claim.is_empty()
+                || c.yes_if != YesIf::Holds
+                || c.holds.is_some()
+                || c.explain.is_some()
+        }) || meta
+            .questions
             .iter()
-            .any(|c| c.holds.is_some() || c.explain.is_some())
-            || meta
-                .questions
-                .iter()
-                .any(|q| q.answer.is_some() || q.explain.is_some())
+            .any(|q| !q.id.is_empty() || q.answer.is_some() || q.explain.is_some())
             || !meta.hints.is_empty();
         let key = if has_key {
             let mut key = LabKey {
@@ -269,12 +330,17 @@ impl Lab {
                 let (Some(holds), Some(explain)) = (check.holds.take(), check.explain.take())
                 else {
                     return Err(format!(
-                        "check `{}` needs both `holds` and `explain`",
-                        check.claim
+                        "check `{}` needs `claim`, `holds` and `explain`",
+                        check.ask
                     ));
                 };
+                if check.claim.trim().is_empty() {
+                    return Err(format!("check `{}` needs a `claim`", check.ask));
+                }
                 key.checks.push(CheckKey {
-                    id: check.id(),
+                    ask: check.ask.clone(),
+                    claim: check.claim.clone(),
+                    yes_if: check.yes_if,
                     holds,
                     explain,
                 });
@@ -282,12 +348,16 @@ impl Lab {
             for q in &mut meta.questions {
                 let (Some(answer), Some(explain)) = (q.answer.take(), q.explain.take()) else {
                     return Err(format!(
-                        "question `{}` needs both `answer` and `explain`",
-                        q.id
+                        "question `{}` needs `id`, `answer` and `explain`",
+                        q.prompt
                     ));
                 };
+                if q.id.trim().is_empty() {
+                    return Err(format!("question `{}` needs an `id`", q.prompt));
+                }
                 key.questions.push(QuestionKey {
                     id: q.id.clone(),
+                    prompt: q.prompt.clone(),
                     answer,
                     explain,
                 });
@@ -301,7 +371,16 @@ impl Lab {
                     path.display()
                 )
             })?;
-            crate::keys::decode(&meta.id, &text)?
+            let key = crate::keys::decode(&meta.id, &text)?;
+            // The teacher's names of the items come back from the key.
+            for (check, keyed) in meta.checks.iter_mut().zip(&key.checks) {
+                check.claim = keyed.claim.clone();
+                check.yes_if = keyed.yes_if;
+            }
+            for (q, keyed) in meta.questions.iter_mut().zip(&key.questions) {
+                q.id = keyed.id.clone();
+            }
+            key
         };
         let mut lab = Lab { dir, meta, key };
         if lab.key.diagnoses.is_empty() {
@@ -311,20 +390,28 @@ impl Lab {
         Ok(lab)
     }
 
-    /// Every item has exactly one key entry, in the same order.
+    /// Every item has exactly one key entry, in the same order, and no two items share a
+    /// question (a run's answers are matched to the items by their text) or a name.
     fn key_matches_items(&self) -> std::result::Result<(), String> {
-        let checks: Vec<String> = self.meta.checks.iter().map(Check::id).collect();
-        let keyed: Vec<String> = self.key.checks.iter().map(|c| c.id.clone()).collect();
-        if checks != keyed {
+        let asks: Vec<&str> = self.meta.checks.iter().map(|c| c.ask.as_str()).collect();
+        let keyed: Vec<&str> = self.key.checks.iter().map(|c| c.ask.as_str()).collect();
+        if asks != keyed {
             return Err(format!(
-                "the key's checks {keyed:?} differ from lab.toml's {checks:?}"
+                "the key's checks {keyed:?} differ from lab.toml's {asks:?}"
             ));
         }
-        let questions: Vec<&str> = self.meta.questions.iter().map(|q| q.id.as_str()).collect();
-        let keyed: Vec<&str> = self.key.questions.iter().map(|q| q.id.as_str()).collect();
-        if questions != keyed {
+        let prompts: Vec<&str> = (self.meta.questions.iter())
+            .map(|q| q.prompt.as_str())
+            .collect();
+        let keyed: Vec<&str> = self
+            .key
+            .questions
+            .iter()
+            .map(|q| q.prompt.as_str())
+            .collect();
+        if prompts != keyed {
             return Err(format!(
-                "the key's questions {keyed:?} differ from lab.toml's {questions:?}"
+                "the key's questions {keyed:?} differ from lab.toml's {prompts:?}"
             ));
         }
         for (q, key) in self.meta.questions.iter().zip(&self.key.questions) {
@@ -335,10 +422,24 @@ impl Lab {
                 ));
             }
         }
+        let mut seen = std::collections::BTreeSet::new();
+        for text in asks.iter().chain(&prompts) {
+            if !seen.insert(*text) {
+                return Err(format!("two items ask the same question: `{text}`"));
+            }
+        }
+        let mut names = std::collections::BTreeSet::new();
+        let checks = self.meta.checks.iter().map(Check::slug);
+        for name in checks.chain(self.meta.questions.iter().map(|q| q.id.clone())) {
+            if !names.insert(name.clone()) {
+                return Err(format!("two items share the name `{name}`"));
+            }
+        }
         Ok(())
     }
 
-    /// The student edition's `lab.toml`: everything but the keys and hints.
+    /// The student edition's `lab.toml`: the questions as a learner reads them, without
+    /// the keys, the hints or the teacher's names of the items.
     pub fn student_toml(&self) -> String {
         let header = format!(
             "# Lab {} — written by `cargo labs export`. The answer keys, their explanations\n\
@@ -470,18 +571,20 @@ pub fn graded_test_names(suite_source: &str) -> Vec<String> {
         .collect()
 }
 
-/// The page each chapter includes to list its lab's predictions (claims and questions,
-/// without the answers), generated from lab.toml so the book never repeats it by hand.
+/// The page each chapter includes to list its lab's predictions (the questions, without
+/// the answers), generated from lab.toml so the book never repeats it by hand. Items are
+/// numbered in one sequence, as predictions.txt numbers them: item 4 is `q04` there.
 pub fn predictions_page(lab: &Lab) -> String {
     let mut out = format!(
         "Before you run lab {n}, answer each question with `cargo labs predict {n}`.\n\n",
         n = lab.meta.number
     );
     for (i, check) in lab.meta.checks.iter().enumerate() {
-        out.push_str(&format!("{}. {}\n", i + 1, check.question()));
+        out.push_str(&format!("{}. {}\n", i + 1, check.ask));
     }
-    for q in &lab.meta.questions {
-        out.push_str(&format!("\n**{}**\n\n", q.prompt));
+    let asked = lab.meta.checks.len();
+    for (i, q) in lab.meta.questions.iter().enumerate() {
+        out.push_str(&format!("\n**{}. {}**\n\n", asked + i + 1, q.prompt));
         for (letter, text) in &q.options {
             out.push_str(&format!("- ({letter}) {text}\n"));
         }

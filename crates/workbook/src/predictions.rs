@@ -2,10 +2,15 @@
 //!
 //! ```text
 //! # comments
-//! external-effect-survives-rollback = yes    a question about the run: yes | no | ?
-//! after-unsafe-abort = b                     a multiple-choice question: a letter | ?
+//! q01 = yes      a question about the run: yes | no | ?
+//! q04 = b        a multiple-choice question: a letter | ?
 //! # sealed at first run: 2026-12-01T10:00:00Z answers=yn?|b? mac=0123456789abcdef
 //! ```
+//!
+//! An item's id is its position (`q01`, `q02`, …: the questions about the run first, then
+//! the multiple-choice ones), so that no id says what an item is about. Files written
+//! before these ids named an item by its claim's slug or its question's id; they still
+//! parse, each old id standing for the same item, and the next write renders the new ids.
 //!
 //! The seal is written once, before the first run shows anything. It carries the answers
 //! as they were at that moment (one character per item, in the lab's order) and a keyed
@@ -14,7 +19,7 @@
 //! slip of the editor, not a learner set on forging — the teacher's guide says so.
 
 use crate::error::{Error, Result};
-use crate::meta::Lab;
+use crate::meta::{Lab, item_id};
 use labkit::hash::{fnv64_hex, siphash24};
 use std::collections::BTreeMap;
 
@@ -74,7 +79,8 @@ impl Seal {
             && self.answers.chars().count() == lab.prediction_count() + 1
     }
 
-    /// The answer sealed for item number `index` (in [`Lab::item_ids`] order).
+    /// The answer sealed for item number `index` (in [`Lab::item_ids`] order). The seal
+    /// names no id, only positions, so a file sealed under the old ids stays intact.
     pub fn answer_at(&self, index: usize) -> Option<char> {
         self.answers
             .chars()
@@ -92,10 +98,15 @@ impl Seal {
 }
 
 fn answer_code(lab: &Lab, answers: &BTreeMap<String, Answer>) -> String {
-    let code = |id: &str| answers.get(id).map_or('?', Answer::code);
-    let checks: String = lab.meta.checks.iter().map(|c| code(&c.id())).collect();
-    let questions: String = lab.meta.questions.iter().map(|q| code(&q.id)).collect();
-    format!("{checks}|{questions}")
+    let code: Vec<char> = (lab.item_ids().iter())
+        .map(|id| answers.get(id).map_or('?', Answer::code))
+        .collect();
+    let (checks, questions) = code.split_at(lab.meta.checks.len());
+    format!(
+        "{}|{}",
+        checks.iter().collect::<String>(),
+        questions.iter().collect::<String>()
+    )
 }
 
 fn mac(lab_id: &str, at: &str, code: &str) -> String {
@@ -107,6 +118,7 @@ fn mac(lab_id: &str, at: &str, code: &str) -> String {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Predictions {
+    /// The answers given, by item id (`q01`, …), whatever id the file used.
     pub answers: BTreeMap<String, Answer>,
     pub seal: Option<Seal>,
     /// A seal line in the format of an earlier version: it proves a time, not answers.
@@ -174,8 +186,11 @@ fn claim_answer(value: &str) -> Option<Option<Answer>> {
 /// Parses predictions from `source` (a file name, or `--set` for the command line).
 pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
     let file = source;
-    let check_ids: Vec<String> = lab.meta.checks.iter().map(|c| c.id()).collect();
+    let n_checks = lab.meta.checks.len();
     let mut predictions = Predictions::default();
+    // The items a line answers, `?` included: a second line for the same item is refused,
+    // whichever ids the two lines use.
+    let mut given = std::collections::BTreeSet::new();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
         let lineno = n + 1;
@@ -212,17 +227,32 @@ pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
         }
         let Some((key, value)) = line.split_once('=') else {
             return Err(Error::input(format!(
-                "{file} line {lineno}: expected `id = answer`, found `{line}`"
+                "{file} line {lineno}: expected `id = answer` (`q01 = yes`), found `{line}`"
             )));
         };
         let (key, value) = (key.trim(), value.trim().to_ascii_lowercase());
-        let answer = if check_ids.iter().any(|id| id == key) {
+        let Some(index) = lab.item_index(key) else {
+            return Err(Error::input(format!(
+                "{file} line {lineno}: `{key}` is not a question of lab {}; its questions are {}",
+                lab.meta.number,
+                id_range(lab)
+            )));
+        };
+        let id = item_id(index);
+        // An old id is named with the new one it stands for.
+        let named = if key == id {
+            format!("`{id}`")
+        } else {
+            format!("`{key}` ({id})")
+        };
+        let answer = if index < n_checks {
             claim_answer(&value).ok_or_else(|| {
                 Error::input(format!(
-                    "{file} line {lineno}: `{key}` is a yes/no question; answer `yes`, `no` or `?`, not `{value}`"
+                    "{file} line {lineno}: {named} is a yes/no question; answer `yes`, `no` or `?`, not `{value}`"
                 ))
             })?
-        } else if let Some(q) = lab.meta.questions.iter().find(|q| q.id == key) {
+        } else {
+            let q = &lab.meta.questions[index - n_checks];
             let letter = value.trim_end_matches(')').to_string();
             if letter == "?" || letter.is_empty() {
                 None
@@ -231,29 +261,34 @@ pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
             } else {
                 let letters: Vec<&str> = q.options.keys().map(String::as_str).collect();
                 return Err(Error::input(format!(
-                    "{file} line {lineno}: `{key}` is a multiple-choice question; answer one of {} or `?`, not `{letter}`",
+                    "{file} line {lineno}: {named} is a multiple-choice question; answer one of {} or `?`, not `{letter}`",
                     letters.join(", ")
                 )));
             }
-        } else {
-            return Err(Error::input(format!(
-                "{file} line {lineno}: `{key}` is not a question of lab {}; keep the ids the template gave",
-                lab.meta.number
-            )));
         };
-        if predictions.answers.contains_key(key) {
+        if !given.insert(index) {
             return Err(Error::input(format!(
-                "{file} line {lineno}: `{key}` is answered twice; keep one line"
+                "{file} line {lineno}: {named} is answered twice; keep one line"
             )));
         }
         if let Some(answer) = answer {
-            predictions.answers.insert(key.to_string(), answer);
+            predictions.answers.insert(id, answer);
         }
     }
     Ok(predictions)
 }
 
-/// Renders the file for `answers` (every id of the lab appears; unanswered ones as `?`).
+/// `q01 to q25`: the ids of a lab's items, for messages.
+fn id_range(lab: &Lab) -> String {
+    match lab.prediction_count() {
+        0 => "none".into(),
+        1 => format!("`{}`", item_id(0)),
+        n => format!("`{}` to `{}`", item_id(0), item_id(n - 1)),
+    }
+}
+
+/// Renders the file for `answers` (every item of the lab appears, by its id `qNN`;
+/// unanswered ones as `?`).
 pub fn render(lab: &Lab, answers: &BTreeMap<String, Answer>, seal: Option<&Seal>) -> String {
     let mut out = format!(
         "# Lab {} — your predictions\n\
@@ -265,25 +300,27 @@ pub fn render(lab: &Lab, answers: &BTreeMap<String, Answer>, seal: Option<&Seal>
         lab.label(),
         lab.meta.number
     );
+    let value = |id: &str| answers.get(id).map(Answer::show).unwrap_or("?".into());
     for (i, check) in lab.meta.checks.iter().enumerate() {
-        let id = check.id();
-        let value = answers.get(&id).map(Answer::show).unwrap_or("?".into());
+        let id = item_id(i);
         out.push_str(&format!(
-            "\n# {}. {}\n{id} = {value}\n",
+            "\n# {}. {}\n{id} = {}\n",
             i + 1,
-            check.question()
+            check.ask,
+            value(&id)
         ));
     }
     if !lab.meta.questions.is_empty() {
         out.push_str("\n# ---- Multiple choice ----\n");
     }
-    for q in &lab.meta.questions {
-        out.push_str(&format!("\n# {}\n", q.prompt));
+    let asked = lab.meta.checks.len();
+    for (i, q) in lab.meta.questions.iter().enumerate() {
+        let id = item_id(asked + i);
+        out.push_str(&format!("\n# {}. {}\n", asked + i + 1, q.prompt));
         for (letter, text) in &q.options {
             out.push_str(&format!("#   {letter}) {text}\n"));
         }
-        let value = answers.get(&q.id).map(Answer::show).unwrap_or("?".into());
-        out.push_str(&format!("{} = {value}\n", q.id));
+        out.push_str(&format!("{id} = {}\n", value(&id)));
     }
     if let Some(seal) = seal {
         out.push_str(&format!("\n{}\n", seal.line()));
@@ -329,21 +366,44 @@ mod tests {
     #[test]
     fn a_rendered_template_parses_back_to_the_same_answers() {
         let lab = outbox();
-        let first = lab.meta.checks[0].id();
-        let question = lab.meta.questions[0].id.clone();
+        let question = item_id(lab.meta.checks.len());
         let mut answers = BTreeMap::new();
-        answers.insert(first, Answer::Claim(true));
-        answers.insert(question, Answer::Option("c".into()));
+        answers.insert(item_id(0), Answer::Claim(true));
+        answers.insert(question.clone(), Answer::Option("c".into()));
         let text = render(&lab, &answers, None);
+        assert!(text.contains("\nq01 = yes\n"), "{text}");
+        assert!(text.contains(&format!("\n{question} = c\n")), "{text}");
         let parsed = parse(&lab, &text).unwrap();
         assert_eq!(parsed.answers, answers);
         assert_eq!(parsed.seal, None);
     }
 
     #[test]
+    fn the_file_names_no_item_by_what_it_is_about() {
+        let lab = outbox();
+        let text = render(&lab, &BTreeMap::new(), None);
+        for check in &lab.meta.checks {
+            assert!(!text.contains(&check.slug()), "{text}");
+            assert!(!text.contains(&check.claim), "{text}");
+        }
+        for q in &lab.meta.questions {
+            assert!(!text.contains(&format!("{} =", q.id)), "{text}");
+        }
+        let ids: Vec<String> = (text.lines())
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_once(" = ").map(|(id, _)| id.to_string()))
+            .collect();
+        assert_eq!(ids, lab.item_ids());
+        // Item N of the file is numbered N, the multiple-choice questions included.
+        let n = lab.prediction_count();
+        let last = &lab.meta.questions.last().unwrap().prompt;
+        assert!(text.contains(&format!("# {n}. {last}\n")), "{text}");
+    }
+
+    #[test]
     fn a_seal_keeps_the_sealed_answers_and_names_each_revision() {
         let lab = outbox();
-        let (first, second) = (lab.meta.checks[0].id(), lab.meta.checks[1].id());
+        let (first, second) = (item_id(0), item_id(1));
         let mut answers = BTreeMap::new();
         answers.insert(first.clone(), Answer::Claim(true));
         let seal = Seal::new(&lab, &answers, "2026-12-01T04:00:00Z");
@@ -362,6 +422,106 @@ mod tests {
             answers,
             "the seal still says yes"
         );
+    }
+
+    /// A file written and sealed before the neutral ids, as the CLI of that time wrote it
+    /// for lab 01 (trimmed): items named by their claims' slugs and the questions' ids
+    /// (filled in from the lab, so that this file, which the student edition ships, names
+    /// none of them), and a seal line whose checksum is written out.
+    fn sealed_with_old_ids(lab: &Lab) -> String {
+        let (checks, questions) = (&lab.meta.checks, &lab.meta.questions);
+        format!(
+            "# Lab 01 · Transaction boundaries and the outbox — your predictions\n\n\
+             # 1. {}\n{} = yes\n\n# 2. {}\n{} = no\n\n# 3. {}\n{} = ?\n\n\
+             # {}\n{} = d\n\n{} = b\n\n\
+             # sealed at first run: 2026-12-01T04:00:00Z answers=yn???????????????????????|db??????????????? mac=@MAC@\n",
+            checks[0].ask,
+            checks[0].slug(),
+            checks[1].ask,
+            checks[1].slug(),
+            checks[2].ask,
+            checks[2].slug(),
+            questions[0].prompt,
+            questions[0].id,
+            questions[1].id,
+        )
+    }
+
+    #[test]
+    fn a_file_sealed_with_the_old_ids_keeps_its_answers_and_its_seal() {
+        let lab = outbox();
+        let code = "yn???????????????????????|db???????????????";
+        let mac = mac("outbox", "2026-12-01T04:00:00Z", code);
+        assert_eq!(
+            mac, "3396b95f356dcbd6",
+            "the seal's checksum is computed as before"
+        );
+        let text = sealed_with_old_ids(&lab).replace("@MAC@", &mac);
+        let parsed = parse(&lab, &text).unwrap();
+        let seal = parsed.seal.as_ref().unwrap();
+        assert!(seal.intact(&lab), "the seal is intact");
+        let n = lab.meta.checks.len();
+        let expected: BTreeMap<String, Answer> = [
+            (item_id(0), Answer::Claim(true)),
+            (item_id(1), Answer::Claim(false)),
+            (item_id(n), Answer::Option("d".into())),
+            (item_id(n + 1), Answer::Option("b".into())),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(
+            parsed.answers, expected,
+            "every answer is kept, under its new id"
+        );
+        assert_eq!(parsed.sealed_answers(&lab), expected);
+        assert!(parsed.revised(&lab).is_empty(), "nothing counts as revised");
+        // Written again, the file takes the new ids and keeps the seal as it was.
+        let rendered = render(&lab, &parsed.answers, Some(seal));
+        assert!(!rendered.contains(&lab.meta.checks[0].slug()), "{rendered}");
+        assert!(rendered.contains("\nq01 = yes\n") && rendered.contains("\nq02 = no\n"));
+        assert!(rendered.contains(&seal.line()));
+        let again = parse(&lab, &rendered).unwrap();
+        assert_eq!(again.answers, expected);
+        assert!(again.seal.unwrap().intact(&lab));
+    }
+
+    #[test]
+    fn an_old_id_and_a_new_one_name_the_same_item() {
+        let lab = outbox();
+        let old = lab.meta.checks[0].slug();
+        let err = parse(&lab, &format!("{old} = yes\nq01 = no\n")).unwrap_err();
+        assert!(
+            err.to_string().contains("line 2: `q01` is answered twice"),
+            "{err}"
+        );
+        let err = parse(&lab, &format!("{old} = maybe\n")).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains(&format!("`{old}` (q01) is a yes/no question")),
+            "{err}"
+        );
+        let parsed = parse(&lab, "q4 = no\nQ05 = yes\n").unwrap();
+        assert_eq!(parsed.answers[&item_id(3)], Answer::Claim(false));
+        assert_eq!(parsed.answers[&item_id(4)], Answer::Claim(true));
+    }
+
+    #[test]
+    fn an_unknown_id_is_named_with_the_ids_there_are() {
+        let lab = outbox();
+        let last = item_id(lab.prediction_count() - 1);
+        for wrong in [
+            "no-such-claim",
+            "q00",
+            &format!("q{}", lab.prediction_count() + 1),
+        ] {
+            let err = parse(&lab, &format!("{wrong} = yes\n")).unwrap_err();
+            assert!(
+                err.to_string().contains(&format!(
+                    "`{wrong}` is not a question of lab 01; its questions are `q01` to `{last}`"
+                )),
+                "{err}"
+            );
+        }
     }
 
     #[test]
@@ -396,11 +556,9 @@ mod tests {
     #[test]
     fn an_answer_given_twice_is_an_error() {
         let lab = outbox();
-        let id = lab.meta.checks[0].id();
-        let err = parse(&lab, &format!("{id} = yes\n{id} = no\n")).unwrap_err();
+        let err = parse(&lab, "q01 = yes\nq01 = no\n").unwrap_err();
         assert!(
-            err.to_string()
-                .contains(&format!("line 2: `{id}` is answered twice")),
+            err.to_string().contains("line 2: `q01` is answered twice"),
             "{err}"
         );
     }
@@ -408,8 +566,7 @@ mod tests {
     #[test]
     fn the_old_words_still_parse() {
         let lab = outbox();
-        let id = lab.meta.checks[0].id();
-        let parsed = parse(&lab, &format!("{id} = holds\n")).unwrap();
-        assert_eq!(parsed.answers[&id], Answer::Claim(true));
+        let parsed = parse(&lab, "q01 = holds\n").unwrap();
+        assert_eq!(parsed.answers[&item_id(0)], Answer::Claim(true));
     }
 }

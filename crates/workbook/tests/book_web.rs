@@ -576,10 +576,10 @@ fn every_chapter_renders_in_headless_chromium() {
         check_rendered_page(book, page, &dom)
     });
     assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
-    // The prediction lists were found at all: chapter 1's first claim is on its page.
+    // The prediction lists were found at all: chapter 1's first question is on its page.
     let chapter = dump_dom(&chromium, &file_url(&book.join("01-outbox.html")));
-    let first_claim = labs[0].meta.checks[0].question();
-    assert!(squash(&visible_text(&chapter)).contains(&squash(&fold(&first_claim))));
+    let first_question = &labs[0].meta.checks[0].ask;
+    assert!(squash(&visible_text(&chapter)).contains(&squash(&fold(first_question))));
 }
 
 #[test]

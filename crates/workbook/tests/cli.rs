@@ -47,12 +47,9 @@ fn an_unknown_command_gets_the_help() {
 fn a_malformed_predictions_file_is_reported_by_line_and_left_untouched() {
     let root = scratch();
     let path = root.join("labs/01-outbox/predictions.txt");
-    let written = "# mine\nunsafe-attempt-aborts = holds\nthis line is not a prediction\n";
+    let written = "# mine\nq01 = holds\nthis line is not a prediction\n";
     std::fs::write(&path, written).unwrap();
-    for args in [
-        &["run", "01"][..],
-        &["predict", "01", "--set", "no-partial-outbox-row=holds"],
-    ] {
+    for args in [&["run", "01"][..], &["predict", "01", "--set", "q08=holds"]] {
         let out = labs(&root, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(
@@ -68,26 +65,25 @@ fn a_malformed_predictions_file_is_reported_by_line_and_left_untouched() {
 fn a_wrong_answer_or_an_unknown_id_is_refused() {
     let root = scratch();
     let path = root.join("labs/01-outbox/predictions.txt");
-    std::fs::write(&path, "unsafe-attempt-aborts = maybe\n").unwrap();
+    std::fs::write(&path, "q01 = maybe\n").unwrap();
     let out = labs(&root, &["run", "01"]);
     assert!(
-        stderr(&out).contains(
-            "line 1: `unsafe-attempt-aborts` is a yes/no question; answer `yes`, `no` or `?`"
-        ),
+        stderr(&out).contains("line 1: `q01` is a yes/no question; answer `yes`, `no` or `?`"),
         "{}",
         stderr(&out)
     );
 
-    std::fs::write(&path, "no-such-claim = holds\n").unwrap();
+    std::fs::write(&path, "no-such-item = holds\n").unwrap();
     let out = labs(&root, &["run", "01"]);
     assert!(
-        stderr(&out).contains("`no-such-claim` is not a question of lab 01"),
+        stderr(&out)
+            .contains("`no-such-item` is not a question of lab 01; its questions are `q01` to `q"),
         "{}",
         stderr(&out)
     );
 
     std::fs::remove_file(&path).unwrap();
-    let out = labs(&root, &["predict", "01", "--set", "lost-response=z"]);
+    let out = labs(&root, &["predict", "01", "--set", "q26=z"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("answer one of a, b, c, d"),
@@ -102,34 +98,25 @@ fn predictions_from_the_command_line_keep_a_backup_of_the_old_file() {
     let path = root.join("labs/01-outbox/predictions.txt");
     let out = labs(
         &root,
-        &[
-            "predict",
-            "01",
-            "--set",
-            "unsafe-attempt-aborts=yes",
-            "--set",
-            "after-unsafe-abort=b",
-        ],
+        &["predict", "01", "--set", "q01=yes", "--set", "q26=b"],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let first = std::fs::read_to_string(&path).unwrap();
-    assert!(first.contains("unsafe-attempt-aborts = yes"));
-    assert!(first.contains("after-unsafe-abort = b"));
-    assert!(first.contains("no-partial-outbox-row = ?"));
+    assert!(first.contains("\nq01 = yes\n"));
+    assert!(first.contains("\nq26 = b\n"));
+    assert!(first.contains("\nq08 = ?\n"));
 
-    let out = labs(
-        &root,
-        &["predict", "01", "--set", "no-partial-outbox-row=no"],
-    );
+    // An item's id from before the neutral ids (its claim's slug) still names it.
+    let lab = workbook::meta::load_labs(&root).unwrap().labs.remove(0);
+    let old_id = lab.meta.checks[7].slug();
+    let out = labs(&root, &["predict", "01", "--set", &format!("{old_id}=no")]);
     assert!(out.status.success(), "{}", stderr(&out));
     let backup = root.join("labs/01-outbox/predictions.txt.backup-1");
     assert_eq!(std::fs::read_to_string(backup).unwrap(), first);
     let second = std::fs::read_to_string(&path).unwrap();
-    assert!(second.contains("no-partial-outbox-row = no"));
-    assert!(
-        second.contains("unsafe-attempt-aborts = yes"),
-        "earlier answers are kept"
-    );
+    assert!(second.contains("\nq08 = no\n"), "{second}");
+    assert!(!second.contains(&old_id), "{second}");
+    assert!(second.contains("\nq01 = yes\n"), "earlier answers are kept");
 }
 
 #[test]
@@ -262,7 +249,7 @@ fn answers_typed_at_the_prompt_are_saved_one_by_one_so_a_kill_loses_nothing() {
     let mut saved = String::new();
     for _ in 0..500 {
         saved = std::fs::read_to_string(&path).unwrap_or_default();
-        if saved.contains("aborted-database-row-absent = no") {
+        if saved.contains("\nq02 = no\n") {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -270,12 +257,9 @@ fn answers_typed_at_the_prompt_are_saved_one_by_one_so_a_kill_loses_nothing() {
     child.kill().unwrap();
     child.wait().unwrap();
     let after = std::fs::read_to_string(&path).unwrap();
-    assert!(after.contains("unsafe-attempt-aborts = yes"), "{saved}");
-    assert!(
-        after.contains("aborted-database-row-absent = no"),
-        "{saved}"
-    );
-    assert!(after.contains("external-effect-survives-rollback = ?"));
+    assert!(after.contains("\nq01 = yes\n"), "{saved}");
+    assert!(after.contains("\nq02 = no\n"), "{saved}");
+    assert!(after.contains("\nq03 = ?\n"));
 }
 
 #[test]

@@ -156,7 +156,7 @@ fn a_missing_store_is_rebuilt_from_the_seals_in_predictions_txt() {
     let at = "2026-01-02T03:04:05Z";
     let lab = workbook::meta::load_labs(&root).unwrap().labs.remove(0);
     let mut answers = std::collections::BTreeMap::new();
-    let first = lab.meta.checks[0].id();
+    let first = workbook::meta::item_id(0);
     answers.insert(first.clone(), workbook::predictions::Answer::Claim(true));
     let seal = workbook::predictions::Seal::new(&lab, &answers, at);
     let text = workbook::predictions::with_seal(&format!("{first} = yes\n"), &seal);

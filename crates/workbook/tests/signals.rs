@@ -86,10 +86,7 @@ fn check_grade_and_run_end_their_children_on_every_signal() {
     let root = sleeper(test);
     let graded = format!("--graded-child {test}");
     // `run` seals the (empty) predictions first, then runs the sleeping binary.
-    common::write(
-        &root.join("labs/01-sleeper/predictions.txt"),
-        "it-works = yes\n",
-    );
+    common::write(&root.join("labs/01-sleeper/predictions.txt"), "q01 = yes\n");
     for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGKILL] {
         interrupt(&root, &["check", "01"], &graded, signal);
         interrupt(&root, &["grade", "--json"], &graded, signal);

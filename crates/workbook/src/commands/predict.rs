@@ -1,10 +1,10 @@
-//! `cargo labs predict N [--set ID=ANSWER]…`: records predictions, at a prompt or from
+//! `cargo labs predict N [--set qNN=ANSWER]…`: records predictions, at a prompt or from
 //! arguments. Never loses what the file held: a changed file is backed up first, and each
 //! answer is saved as soon as it is given.
 
 use super::{Workbook, read_predictions};
 use crate::error::{Error, Result};
-use crate::meta::Lab;
+use crate::meta::{Lab, item_id};
 use crate::predictions::{self, Answer};
 use crate::{backup, write_atomically};
 use colored::Colorize;
@@ -44,13 +44,17 @@ pub fn predict(_wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
         ask(lab, &mut answers, &mut save)?;
     } else {
         for set in sets {
-            let (id, value) = set
-                .split_once('=')
-                .ok_or_else(|| Error::input(format!("`--set {set}`: write `--set id=answer`")))?;
+            let (id, value) = set.split_once('=').ok_or_else(|| {
+                Error::input(format!(
+                    "`--set {set}`: write `--set id=answer` (`--set q01=yes`)"
+                ))
+            })?;
             let line = format!("{} = {}", id.trim(), value.trim());
             let parsed = predictions::parse_from(lab, &line, &format!("`--set {set}`"))?;
-            if parsed.answers.is_empty() {
-                answers.remove(id.trim());
+            if parsed.answers.is_empty()
+                && let Some(index) = lab.item_index(id.trim())
+            {
+                answers.remove(&item_id(index));
             }
             answers.extend(parsed.answers);
         }
@@ -99,16 +103,12 @@ fn ask(
         "{} Enter keeps the current answer; `?` clears it.\n",
         format!("Lab {}: predict before you run.", lab.label()).bold()
     );
-    let total = lab.meta.checks.len();
+    let total = lab.prediction_count();
     for (i, check) in lab.meta.checks.iter().enumerate() {
-        let id = check.id();
+        let id = item_id(i);
         let current = answers.get(&id).map(Answer::show).unwrap_or("?".into());
         loop {
-            let prompt = format!(
-                "[{}/{total}] {}\n  yes or no? [{current}] ",
-                i + 1,
-                check.question()
-            );
+            let prompt = format!("[{id}/{total}] {}\n  yes or no? [{current}] ", check.ask);
             let Some(input) = read(&prompt) else {
                 return Ok(());
             };
@@ -132,9 +132,11 @@ fn ask(
         }
         save(answers)?;
     }
-    for q in &lab.meta.questions {
-        let current = answers.get(&q.id).map(Answer::show).unwrap_or("?".into());
-        let mut prompt = format!("\n{}\n", q.prompt.bold());
+    let asked = lab.meta.checks.len();
+    for (i, q) in lab.meta.questions.iter().enumerate() {
+        let id = item_id(asked + i);
+        let current = answers.get(&id).map(Answer::show).unwrap_or("?".into());
+        let mut prompt = format!("\n[{id}/{total}] {}\n", q.prompt.bold());
         for (letter, text) in &q.options {
             prompt.push_str(&format!("  {letter}) {text}\n"));
         }
@@ -148,11 +150,11 @@ fn ask(
                 break;
             }
             if input == "?" {
-                answers.remove(&q.id);
+                answers.remove(&id);
                 break;
             }
             if q.options.contains_key(&input) {
-                answers.insert(q.id.clone(), Answer::Option(input));
+                answers.insert(id.clone(), Answer::Option(input));
                 break;
             }
             let letters: Vec<&str> = q.options.keys().map(String::as_str).collect();

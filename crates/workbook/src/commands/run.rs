@@ -94,7 +94,13 @@ fn seal(lab: &Lab, progress: &Progress) -> Result<Predictions> {
 
 /// One row of the predicted-versus-observed table.
 pub struct Compared {
+    /// The item's id, `q01`, …
+    pub id: String,
+    /// The question, as the learner read it.
     pub label: String,
+    /// What the item shows, named after the seal: the check's claim (none for a
+    /// multiple-choice question, whose options say it).
+    pub claim: Option<String>,
     pub predicted: Option<String>,
     pub observed: String,
     pub correct: bool,
@@ -102,51 +108,55 @@ pub struct Compared {
     pub explain: String,
 }
 
-/// Compares predictions with what the run observed, in the lab's order.
+/// Compares predictions with what the run observed, in the lab's order. A run's answer
+/// belongs to the item that asks the same question, word for word.
 pub fn compare(lab: &Lab, predictions: &Predictions, report: &Report) -> Vec<Compared> {
     let revised = predictions.revised(lab);
+    let ids = lab.item_ids();
     let mut rows = Vec::new();
-    for check in &lab.meta.checks {
-        let id = check.id();
+    for ((check, key), id) in lab.meta.checks.iter().zip(&lab.key.checks).zip(&ids) {
         let observed = report
             .checks
             .iter()
-            .find(|c| c.id == id)
-            .map(|c| check.answer_for(c.holds));
-        let predicted = predictions.answers.get(&id).map(Answer::show);
+            .find(|c| c.ask == check.ask)
+            .map(|c| c.yes);
+        let predicted = predictions.answers.get(id).map(Answer::show);
         let observed_text = match observed {
             Some(true) => "yes".to_string(),
             Some(false) => "no".to_string(),
             None => "not reported".to_string(),
         };
         rows.push(Compared {
-            label: check.question(),
+            id: id.clone(),
+            label: check.ask.clone(),
+            claim: Some(check.claim.clone()).filter(|c| !c.is_empty()),
             correct: predicted.as_deref() == Some(observed_text.as_str()),
             predicted,
             observed: observed_text,
-            revised: revised.contains(&id),
-            explain: lab
-                .key
-                .check(&id)
-                .map(|k| k.explain.clone())
-                .unwrap_or_default(),
+            revised: revised.contains(id),
+            explain: key.explain.clone(),
         });
     }
-    for q in &lab.meta.questions {
-        let observed = report.questions.iter().find(|a| a.id == q.id);
-        let predicted = predictions.answers.get(&q.id).map(Answer::show);
+    let asked = lab.meta.checks.len();
+    for ((q, key), id) in lab
+        .meta
+        .questions
+        .iter()
+        .zip(&lab.key.questions)
+        .zip(&ids[asked..])
+    {
+        let observed = report.questions.iter().find(|a| a.prompt == q.prompt);
+        let predicted = predictions.answers.get(id).map(Answer::show);
         let observed_text = observed.map_or("not reported".to_string(), |a| a.answer.clone());
-        let explain = lab
-            .key
-            .question(&q.id)
-            .map(|k| k.explain.clone())
-            .unwrap_or_default();
+        let explain = key.explain.clone();
         rows.push(Compared {
+            id: id.clone(),
             label: q.prompt.clone(),
+            claim: None,
             correct: predicted.as_deref() == Some(observed_text.as_str()),
             predicted,
             observed: observed_text,
-            revised: revised.contains(&q.id),
+            revised: revised.contains(id),
             explain: match observed {
                 Some(a) => format!("{explain} (observed: {})", a.evidence),
                 None => explain,
@@ -219,18 +229,23 @@ pub fn run(wb: &Workbook, lab: &Lab, anyway: bool, explain_all: bool) -> Result<
             "Where the run surprised you (and what you left open):"
         };
         println!("\n{}", title.bold());
+        // Only now, after the seal, is each check named by what it shows.
         for row in shown {
             println!(
-                "  {} {} — {}\n    {}",
+                "  {} {} {} — {}",
                 if row.correct {
                     "•".green()
                 } else {
                     "•".red()
                 },
+                row.id,
                 row.label,
                 row.observed,
-                row.explain
             );
+            match &row.claim {
+                Some(claim) => println!("    {}: {}", capitalised(claim).bold(), row.explain),
+                None => println!("    {}", row.explain),
+            }
         }
         if !explain_all {
             println!("  (`cargo labs run {n} --explain` explains every answer)");
@@ -243,6 +258,15 @@ pub fn run(wb: &Workbook, lab: &Lab, anyway: bool, explain_all: bool) -> Result<
         lab.meta.learner_files.join(", ")
     );
     Ok(())
+}
+
+/// `claim` with its first letter in upper case, as the title of its explanation.
+fn capitalised(claim: &str) -> String {
+    let mut chars = claim.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// What the lab put in its summary for a person: the SQLite version, a crash matrix or a
@@ -271,12 +295,12 @@ fn print_table(rows: &[Compared]) {
     println!(
         "\n{}",
         format!(
-            "  {:>3}  {:<width$}  {:<9} {:<9}",
-            "#", "question", "predicted", "observed"
+            "  {:<3}  {:<width$}  {:<9} {:<9}",
+            "id", "question", "predicted", "observed"
         )
         .bold()
     );
-    for (i, row) in rows.iter().enumerate() {
+    for row in rows {
         let mut label: String = row.label.chars().take(width).collect();
         if row.label.chars().count() > width {
             label.pop();
@@ -289,8 +313,8 @@ fn print_table(rows: &[Compared]) {
             predicted.normal()
         };
         println!(
-            "  {:>3}  {label:<width$}  {predicted:<9} {:<9} {}{}",
-            i + 1,
+            "  {:<3}  {label:<width$}  {predicted:<9} {:<9} {}{}",
+            row.id,
             row.observed,
             check_mark(row.correct),
             if row.revised { " r" } else { "" }

@@ -107,18 +107,15 @@ pub fn before_predict_problems(root: &Path, lab: &Lab) -> Vec<String> {
     let mut problems = Vec::new();
     let (before, _) = split_at_predict(&expanded(&root.join(&lab.meta.chapter)));
     let before = normalise(&before);
-    let explanations = lab
-        .key
-        .checks
-        .iter()
-        .map(|c| (c.id.clone(), c.explain.clone()))
-        .chain(
-            lab.key
-                .questions
-                .iter()
-                .map(|q| (q.id.clone(), q.explain.clone())),
-        );
-    for (id, explain) in explanations {
+    let explanations = (lab.key.checks.iter())
+        .map(|c| (c.claim.clone(), c.explain.clone()))
+        .chain((lab.key.questions.iter()).map(|q| (q.id.clone(), q.explain.clone())));
+    for (id, explain) in lab
+        .item_ids()
+        .into_iter()
+        .zip(explanations)
+        .map(|(n, (name, e))| (format!("{n} ({name})"), e))
+    {
         for sentence in key_sentences(&explain) {
             if before.contains(&sentence) {
                 problems.push(format!(

@@ -123,8 +123,8 @@ pub struct TinyLab<'a> {
 }
 
 /// A scratch workbook whose workspace holds `labs`, each with a graded suite on the real
-/// lab kit, a binary printing a fixed report with one true and one false claim, and
-/// predictions that answer both claims `yes`.
+/// lab kit, and a binary printing a fixed report that answers its two questions `yes`
+/// (the key's answer: the claim holds) and `no` (the claim fails).
 pub fn tiny_workbook(what: &str, labs: &[TinyLab<'_>]) -> PathBuf {
     let root = scratch_dir(what);
     // The lab kit is copied in, so the workbook is whole on its own: `grade-class` exports
@@ -149,7 +149,7 @@ pub fn tiny_workbook(what: &str, labs: &[TinyLab<'_>]) -> PathBuf {
         write(
             &dir.join("src/main.rs"),
             &format!(
-                "fn main() {{ {} println!(\"{{}}\", r#\"{{\"lab\":\"{id}\",\"checks\":[{{\"id\":\"it-works\",\"claim\":\"it works\",\"holds\":true}},{{\"id\":\"it-is-magic\",\"claim\":\"it is magic\",\"holds\":false}}],\"questions\":[],\"sqlite\":null,\"summary\":null}}\"#); }}\n",
+                "fn main() {{ {} println!(\"{{}}\", r#\"{{\"lab\":\"{id}\",\"checks\":[{{\"ask\":\"Does it work?\",\"yes\":true}},{{\"ask\":\"Is it magic?\",\"yes\":false}}],\"questions\":[],\"sqlite\":null,\"summary\":null}}\"#); }}\n",
                 lab.main
             ),
         );
@@ -169,8 +169,8 @@ pub fn tiny_workbook(what: &str, labs: &[TinyLab<'_>]) -> PathBuf {
                  solution_package = \"none\"\nchapter = \"book/src/x.md\"\ngraded_suite = \"tests/{number}_{id}.rs\"\n\
                  learner_files = [\"src/lib.rs\"]\ntime_limit_secs = {}\nstarter_fails = [{}]\nhints = [\"h\"]\n\n\
                  [points]\npredictions = 10\ngraded = 20\n\n[published]\n\"labs/{number}-{id}/src/lib.rs\" = \"{}\"\n\n\
-                 [[check]]\nclaim = \"it works\"\nholds = true\nexplain = \"e\"\n\n\
-                 [[check]]\nclaim = \"it is magic\"\nholds = false\nexplain = \"e\"\n",
+                 [[check]]\nclaim = \"it works\"\nask = \"Does it work?\"\nholds = true\nexplain = \"e\"\n\n\
+                 [[check]]\nclaim = \"it is magic\"\nask = \"Is it magic?\"\nholds = false\nexplain = \"e\"\n",
                 lab.time_limit_secs,
                 fails.join(", "),
                 workbook::blob::blob_id(lab.library.as_bytes())
@@ -219,7 +219,7 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// Seals `answers` (item id → `yes`/`no`/a letter) for the lab in `root/labs/<slug>` the
+/// Seals `answers` (item id, `q01`… → `yes`/`no`/a letter) for the lab in `root/labs/<slug>` the
 /// way `cargo labs run` does, and writes predictions.txt.
 pub fn sealed_predictions(root: &Path, slug: &str, answers: &[(&str, &str)]) -> String {
     let labs = workbook::meta::load_labs(root).unwrap();

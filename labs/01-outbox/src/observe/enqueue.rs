@@ -6,17 +6,20 @@ use rusqlite::OptionalExtension;
 
 pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
     let enqueue = lab.enqueue("S1", 120, true);
-    obs.check(
-        "safe enqueue abort injected",
-        is(&enqueue, |e| matches!(e, LabError::Injected(_))),
+    obs.ask(
+        "`enqueue` runs for S1 (120) with the failure. Does it succeed?",
+        enqueue.is_ok(),
     );
-    obs.check(
-        "order rolls back with failed intent",
-        lab.order_count("S1")? == 0,
+    obs.ask(
+        "After that failed enqueue, is there an S1 row in `orders`?",
+        lab.order_count("S1")? > 0,
     );
-    obs.check("no partial outbox row", lab.outbox_count("S1")? == 0);
-    obs.check(
-        "successful atomic enqueue",
+    obs.ask(
+        "After that failed enqueue, is there an S1 row in `outbox`?",
+        lab.outbox_count("S1")? > 0,
+    );
+    obs.ask(
+        "Enqueued again without the failure, does S1 come back `created`?",
         lab.enqueue("S1", 120, false)? == "created",
     );
     let both: Option<(i64, i64)> = lab
@@ -27,19 +30,22 @@ pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
-    obs.check("order and intent both present", both == Some((120, 120)));
-    obs.check(
-        "repeat original identity returns existing",
-        lab.enqueue("S1", 120, false)? == "existing",
+    obs.ask(
+        "Do `orders` and `outbox` now both hold S1 with 120?",
+        both == Some((120, 120)),
+    );
+    obs.ask(
+        "S1 (120) is enqueued once more. Does `enqueue` answer `created`?",
+        lab.enqueue("S1", 120, false)? == "created",
     );
     let collision = lab.enqueue("S1", 121, false);
-    obs.check(
-        "different amount under same identity rejected",
+    obs.ask(
+        "S1 is then enqueued with 121. Is it refused?",
         is(&collision, |e| matches!(e, LabError::DifferentIntent)),
     );
-    obs.check(
-        "collision does not change intent",
-        lab.intent_amount("S1")? == 120,
+    obs.ask(
+        "After that refusal, does the outbox hold 121 for S1?",
+        lab.intent_amount("S1")? == 121,
     );
     failure_after_the_identity_exists(lab, obs);
     unsafe_order_moved_to_the_outbox(lab, obs)?;
@@ -54,8 +60,7 @@ fn failure_after_the_identity_exists(lab: &mut OutboxLab, obs: &mut Observation)
         Ok("existing") => "c",
         _ => "?",
     };
-    obs.answer(
-        "abort-after-exists",
+    obs.choose("Variation: S1 (120) exists. `enqueue(\"S1\", 120, abort = true)` runs. What does it return?",
         answer,
         format!("enqueue answered ({answer})"),
     );
@@ -73,8 +78,8 @@ fn unsafe_order_moved_to_the_outbox(lab: &mut OutboxLab, obs: &mut Observation) 
         (Ok("existing"), true) => "d",
         _ => "?",
     };
-    obs.answer(
-        "unsafe-order-enqueued",
+    obs.choose(
+        "Variation: after section 1, `enqueue(\"U1\", 80)`, then `relay(\"U1\")`. What happens?",
         answer,
         format!("enqueue answered {enqueued:?}, the relay answered {relayed:?}"),
     );
@@ -95,8 +100,7 @@ fn two_transactions(obs: &mut Observation) -> Result<()> {
         (0, true, 0) => "c",
         _ => "?",
     };
-    obs.answer(
-        "two-transactions",
+    obs.choose("Variation: S4's order and intent are written in two transactions; the failure strikes between them. Then the relay runs S4. What does it find?",
         answer,
         format!("{rows} order row(s) for S4, the relay answered {relayed:?}, {calls} call(s)"),
     );

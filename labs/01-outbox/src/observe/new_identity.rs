@@ -4,28 +4,28 @@ use super::lab::{LabError, OutboxLab, Result, is};
 use labkit::Observation;
 
 pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
-    obs.check(
-        "new ID creates distinct intent",
-        lab.enqueue("S2", 120, false)? == "created",
+    obs.ask(
+        "The application enqueues S2 with 120. Does `enqueue` answer `existing`?",
+        lab.enqueue("S2", 120, false)? == "existing",
     );
     let s2 = lab.relay("S2", false)?;
     let effects = lab.receiver.effects.len();
-    obs.check(
-        "new ID is a new external effect",
-        s2 == "applied" && effects == 2,
+    obs.ask(
+        "The relay delivers S2. Does the receiver then hold two effects?",
+        effects == 2,
     );
     let mismatch = lab.receiver.receive("S1", 999);
-    obs.check(
-        "receiver rejects mismatched retry payload",
-        is(&mismatch, |e| matches!(e, LabError::ReceiverCollision)),
+    obs.ask(
+        "The receiver is called directly with S1 and 999. Does it accept the call?",
+        mismatch.is_ok(),
     );
-    obs.check(
-        "receiver preserved original effect",
+    obs.ask(
+        "After that call, is S1's effect still 120?",
         lab.receiver.effects["S1"] == 120,
     );
     let missing = lab.relay("missing", false);
-    obs.check(
-        "relay rejects missing intent",
+    obs.ask(
+        "`relay` runs for `missing`, which has no outbox row. Does it return an error?",
         is(&missing, |e| matches!(e, LabError::NoIntent)),
     );
     let answer = match (s2, effects) {
@@ -35,7 +35,7 @@ pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
         _ => "?",
     };
     let evidence = format!("the receiver answered `{s2}` for S2 and holds {effects} effect(s)");
-    obs.answer("new-identity", answer, evidence);
+    obs.choose("Instead of retrying S1, the application creates S2 (120) and relays it. What does the receiver answer, and how many effects does it hold?", answer, evidence);
     derived_identity(obs)?;
     amount_corrected(obs)
 }
@@ -58,7 +58,7 @@ fn derived_identity(obs: &mut Observation) -> Result<()> {
     };
     let evidence =
         format!("S11-retry was `{retry_id}`, the retry of S11 `{original}`: {effects} effect(s)");
-    obs.answer("derived-identity", answer, evidence);
+    obs.choose("Variation: after a lost response for S11, the application enqueues and relays S11-retry (same amount); later the relay retries S11. How many effects?", answer, evidence);
     Ok(())
 }
 
@@ -79,6 +79,6 @@ fn amount_corrected(obs: &mut Observation) -> Result<()> {
         _ => "?",
     };
     let evidence = format!("the retry got {retry:?}; the receiver holds {held:?}; sent = {sent}");
-    obs.answer("amount-corrected", answer, evidence);
+    obs.choose("Variation: after a lost response for S12 (120), an operator sets its outbox amount to 130; the relay runs S12 again. What happens?", answer, evidence);
     Ok(())
 }

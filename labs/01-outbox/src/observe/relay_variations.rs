@@ -34,7 +34,7 @@ fn lost_twice(obs: &mut Observation) -> Result<()> {
         _ => "?",
     };
     let evidence = format!("{calls} call(s), {effects} effect(s) for S5");
-    obs.answer("lost-twice", answer, evidence);
+    obs.choose("Variation: two relay runs for S5 lose their responses; a third gets one. Calls and effects at the receiver?", answer, evidence);
     Ok(())
 }
 
@@ -51,7 +51,7 @@ fn request_lost(obs: &mut Observation) -> Result<()> {
         _ => "?",
     };
     let evidence = format!("the first run answered {first:?}, the retry {retry:?}");
-    obs.answer("request-lost", answer, evidence);
+    obs.choose("Variation: for S6 the request, not the response, is lost (the same timeout). The relay runs S6 again. What does the receiver answer?", answer, evidence);
     Ok(())
 }
 
@@ -68,7 +68,7 @@ fn marked_first(obs: &mut Observation) -> Result<()> {
         _ => "?",
     };
     let evidence = format!("the next run answered {next:?}; {effects} effect(s) for S7");
-    obs.answer("mark-first", answer, evidence);
+    obs.choose("Variation: a relay marks S7 sent before it calls, and dies right after the mark. What does the next relay run do with S7?", answer, evidence);
     Ok(())
 }
 
@@ -93,7 +93,7 @@ fn two_relays(obs: &mut Observation) -> Result<()> {
         _ => "?",
     };
     let evidence = format!("the relays got {first:?} and {second:?}; {effects} effect(s)");
-    obs.answer("two-relays", answer, evidence);
+    obs.choose("Variation: two relays both read S9 as unsent; then each calls and marks it sent. What do they get?", answer, evidence);
     Ok(())
 }
 
@@ -110,7 +110,7 @@ fn sent_then_lost(obs: &mut Observation) -> Result<()> {
         _ => "?",
     };
     let evidence = format!("the relay returned {again:?} after {calls} call(s) in all");
-    obs.answer("sent-then-lost", answer, evidence);
+    obs.choose("Variation: S1 is sent. The relay runs S1 again, on a network that would lose the response. What does it return?", answer, evidence);
     Ok(())
 }
 
@@ -131,6 +131,6 @@ fn receiver_restarts(obs: &mut Observation) -> Result<()> {
         _ => "?",
     };
     let evidence = format!("the retry answered {retry:?}; {payments} payment(s) for S10");
-    obs.answer("receiver-restart", answer, evidence);
+    obs.choose("Variation: the receiver restarts (its memory lost) between a lost response for S10 and the retry. What does the retry get; how many payments exist?", answer, evidence);
     Ok(())
 }

@@ -5,24 +5,27 @@ use labkit::Observation;
 
 pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
     let attempt = lab.unsafe_attempt("U1", 80, true);
-    obs.check(
-        "unsafe attempt aborts",
+    obs.ask(
+        "The unsafe attempt for U1 (80) runs with the failure. Does it return an error?",
         is(&attempt, |e| matches!(e, LabError::Injected(_))),
     );
     let rows_after_abort = lab.order_count("U1")?;
     let receipts_after_abort = lab.unsafe_receipts.len();
-    obs.check("aborted database row absent", rows_after_abort == 0);
-    obs.check(
-        "external effect survives rollback",
-        lab.unsafe_receipts == [("U1".to_string(), 80)],
+    obs.ask(
+        "After that abort, is there a U1 row in `orders`?",
+        rows_after_abort > 0,
+    );
+    obs.ask(
+        "After that abort, is U1's receipt in the receipts list?",
+        lab.unsafe_receipts.iter().any(|(order, _)| order == "U1"),
     );
     lab.unsafe_attempt("U1", 80, false)?;
-    obs.check(
-        "retry creates second external effect",
-        lab.unsafe_receipts.len() == 2,
+    obs.ask(
+        "Retried without the failure, does the list then hold a single receipt?",
+        lab.unsafe_receipts.len() == 1,
     );
-    obs.check(
-        "one local row does not prove one external effect",
+    obs.ask(
+        "After the retry, does `orders` hold one U1 row?",
         lab.order_count("U1")? == 1,
     );
     let remains = match (rows_after_abort, receipts_after_abort) {
@@ -31,8 +34,8 @@ pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
         (_, 0) => "a",
         _ => "c",
     };
-    obs.answer(
-        "after-unsafe-abort",
+    obs.choose(
+        "The unsafe attempt for U1 (80) aborts. What remains?",
         remains,
         format!("{rows_after_abort} order row(s) for U1, {receipts_after_abort} receipt(s)"),
     );
@@ -52,8 +55,7 @@ fn once_more_after_the_commit(lab: &mut OutboxLab, obs: &mut Observation) -> Res
         (3, 2) => "c",
         _ => "?",
     };
-    obs.answer(
-        "unsafe-after-commit",
+    obs.choose("Variation: after U1 committed, the unsafe attempt for U1 runs once more, without the failure. What happens?",
         answer,
         format!("{receipts} receipt(s), {rows} U1 row(s), the INSERT failed: {insert_failed}"),
     );
@@ -76,7 +78,7 @@ fn two_aborts_then_a_commit(obs: &mut Observation) -> Result<()> {
         _ => "?",
     };
     let evidence = format!("{receipts} receipt(s) and {rows} row(s) for U2");
-    obs.answer("unsafe-two-aborts", answer, evidence);
+    obs.choose("Variation: the unsafe attempt for U2 (50) aborts twice, then commits. What is there for U2?", answer, evidence);
     Ok(())
 }
 
@@ -93,6 +95,6 @@ fn call_after_the_commit(obs: &mut Observation) -> Result<()> {
         _ => "c",
     };
     let evidence = format!("{rows} row(s) and {receipts} receipt(s) for U3");
-    obs.answer("call-after-commit", answer, evidence);
+    obs.choose("Variation: U3 (70) is committed first and the call comes after COMMIT; the process dies between the two. What remains?", answer, evidence);
     Ok(())
 }

@@ -83,17 +83,14 @@ pub fn run() -> Report {
 fn retried_callback(obs: &mut Observation, runs: &Runs) {
     // ANCHOR: observe_retried
     let aborted = runs.naive.with_faults(&[ABORTED]);
-    obs.check(
-        "the callback runs once per settlement",
-        aborted.callback_runs == 1,
+    obs.ask("After the first commit ends ABORTED, does the runner call the naive callback a second time?", aborted.callback_runs >= 2);
+    obs.ask(
+        "In that ABORTED schedule, does S1 end with exactly one receipt?",
+        aborted.receipts.len() == 1,
     );
-    obs.check(
-        "the charge inside the callback repeats when the runner retries",
-        aborted.receipts.len() == 2,
-    );
-    obs.check(
-        "the row written by the aborted attempt is not in the database",
-        aborted.rows == 1 && aborted.row_receipt.as_ref() == aborted.receipts.last(),
+    obs.ask(
+        "Is anything the aborted attempt wrote to the database still there afterwards?",
+        aborted.rows > 1 || aborted.row_receipt.as_ref() == aborted.receipts.first(),
     );
     // ANCHOR_END: observe_retried
 }
@@ -101,69 +98,72 @@ fn retried_callback(obs: &mut Observation, runs: &Runs) {
 /// DEADLINE_EXCEEDED on commit, over every one-fault schedule where the caller saw it.
 fn deadline_exceeded(obs: &mut Observation, runs: &Runs) {
     let seen = &runs.seen;
-    obs.check(
-        "a DEADLINE_EXCEEDED commit was rolled back",
-        !seen.is_empty() && seen.iter().all(|present| !present),
-    );
-    obs.check(
-        "a DEADLINE_EXCEEDED commit was applied",
-        !seen.is_empty() && seen.iter().all(|present| *present),
+    obs.ask("Each time the naive caller saw DEADLINE_EXCEEDED on a commit, was the row absent at that moment?", !seen.is_empty() && seen.iter().all(|present| !present));
+    obs.ask(
+        "Was the row missing at one of those moments, at least?",
+        seen.iter().any(|present| !present),
     );
     let one_row_two_receipts = runs
         .naive
         .facts
         .iter()
         .any(|f| f.faults.len() == 1 && f.rows == 1 && f.receipts.len() > 1);
-    obs.check("one committed row means one receipt", !one_row_two_receipts);
+    obs.ask(
+        "Does some one-fault schedule end with one settlement row and two receipts?",
+        one_row_two_receipts,
+    );
 }
 
-pub(crate) fn passes(matrix: &CrashMatrix, fault: &str) -> bool {
+/// Whether the crash matrix marks the schedule with the single fault `fault` as a failure
+/// (it broke an invariant).
+pub(crate) fn marked_as_a_failure(matrix: &CrashMatrix, fault: &str) -> bool {
     matrix
         .cell(fault)
         .unwrap_or_else(|| panic!("the crash matrix has no row `{fault}`"))
         .broken
-        .is_none()
+        .is_some()
+}
+
+/// Whether the schedule with the single fault `fault` keeps every invariant: one receipt,
+/// named by the row.
+pub(crate) fn passes(matrix: &CrashMatrix, fault: &str) -> bool {
+    !marked_as_a_failure(matrix, fault)
 }
 
 /// Cells of the crash matrix: each single fault, pass or the invariant it broke.
 fn crash_matrix(obs: &mut Observation, matrix: &CrashMatrix) {
-    let cells = [
-        (
-            "DEADLINE_EXCEEDED on a commit that applied leaves one receipt",
-            "spanner:commit=applied, response lost",
-        ),
-        (
-            "DEADLINE_EXCEEDED on a commit not applied leaves one receipt",
-            COMMIT_NOT_APPLIED,
-        ),
-        ("an ABORTED commit leaves one receipt", ABORTED),
-        (
-            "a crash after the commit leaves one receipt",
-            "app:after-commit=crash",
-        ),
-        (
-            "a charge timeout with nothing charged leaves one receipt",
-            "processor:charge=not applied",
-        ),
-        (
-            "a charge whose response is lost leaves one receipt",
-            CHARGE_LOST,
-        ),
-    ];
-    for (claim, fault) in cells {
-        obs.check(claim, passes(matrix, fault));
-    }
+    obs.ask(
+        "The commit applied and only its response was lost. Does the naive retry end with one receipt?",
+        passes(matrix, "spanner:commit=applied, response lost"),
+    );
+    obs.ask(
+        "The commit ended DEADLINE_EXCEEDED without applying. Does the naive retry end with one receipt?",
+        passes(matrix, COMMIT_NOT_APPLIED),
+    );
+    obs.ask(
+        "Does the crash-point matrix mark the ABORTED commit as a failure?",
+        marked_as_a_failure(matrix, ABORTED),
+    );
+    obs.ask(
+        "The process crashes right after the commit. Does the next process end with one receipt?",
+        passes(matrix, "app:after-commit=crash"),
+    );
+    obs.ask(
+        "A charge times out without charging anything. Does the retry end with one receipt?",
+        passes(matrix, "processor:charge=not applied"),
+    );
+    obs.ask(
+        "A charge goes through but its response is lost. Does the retry end with one receipt?",
+        passes(matrix, CHARGE_LOST),
+    );
 }
 
 /// The processor on its own: a retry under the same key, and under a new key.
 fn idempotency_keys(obs: &mut Observation, keys: &keys::Keys) {
-    obs.check(
-        "retrying with the same idempotency key returns the first receipt",
-        keys.retry_at_once_returned_the_first,
-    );
-    obs.check(
-        "a new idempotency key for the same intent is a second charge",
-        keys.receipts_after_a_new_key == 2,
+    obs.ask("The first response for the key settle-S1 is lost, and the retry sends the same key at once. Does the retry get the first receipt back?", keys.retry_at_once_returned_the_first);
+    obs.ask(
+        "A retry for S1 goes out under a new key. Does the processor treat it as the same charge?",
+        keys.receipts_after_a_new_key == 1,
     );
 }
 
@@ -180,41 +180,20 @@ fn commit_again(obs: &mut Observation, twice: &[CommitTwice]) {
         && applied
             .iter()
             .all(|a| not_applied.iter().all(|n| a.again != n.again));
-    obs.check(
-        "committing the same transaction again after DEADLINE_EXCEEDED tells whether the first commit applied",
-        second_commit_tells,
-    );
+    obs.ask("A commit ends DEADLINE_EXCEEDED and the code commits the same transaction object once more. Does that second commit answer differently when the first one had applied?", second_commit_tells);
 }
 
 /// Variations: a retry a day later, two faults at once, the naive code with a key.
 fn variations(obs: &mut Observation, runs: &Runs) {
-    obs.check(
-        "a retry with the same idempotency key a day later returns the first receipt",
-        runs.keys.retry_a_day_later_returned_the_first,
-    );
+    obs.ask("The first response for settle-S1 is lost, and the retry with the same key goes out 25 hours later. Does it get the first receipt back?", runs.keys.retry_a_day_later_returned_the_first);
     let twice_aborted = runs.naive.with_faults(&[ABORTED, ABORTED]);
-    obs.check(
-        "two ABORTED commits in a row leave three receipts",
-        twice_aborted.receipts.len() == 3,
-    );
+    obs.ask("The naive settlement's first two commits both end ABORTED. Does S1 end with three receipts?", twice_aborted.receipts.len() == 3);
     let one_receipt =
         |explored: &Explored, fault: &str| explored.with_faults(&[fault]).receipts.len() == 1;
-    obs.check(
-        "with a key an ABORTED commit leaves one receipt",
-        one_receipt(&runs.keyed, ABORTED),
-    );
-    obs.check(
-        "with a key a lost charge response retried at once leaves one receipt",
-        one_receipt(&runs.keyed, CHARGE_LOST),
-    );
-    obs.check(
-        "with a key a commit not applied and retried a day later leaves one receipt",
-        one_receipt(&runs.keyed_next_day, COMMIT_NOT_APPLIED),
-    );
-    obs.check(
-        "with a key a charge that lands late and is retried a day later leaves one receipt",
-        one_receipt(&runs.keyed_next_day, CHARGE_LANDS_LATE),
-    );
+    obs.ask("The naive callback now charges under the key settle-S1. After one ABORTED commit, does S1 end with one receipt?", one_receipt(&runs.keyed, ABORTED));
+    obs.ask("Same keyed callback: the charge's response is lost, and the next process runs a minute later. Does S1 end with one receipt?", one_receipt(&runs.keyed, CHARGE_LOST));
+    obs.ask("Same keyed callback: the commit ends DEADLINE_EXCEEDED without applying, and the next process runs a day later. Does S1 end with one receipt?", one_receipt(&runs.keyed_next_day, COMMIT_NOT_APPLIED));
+    obs.ask("Same keyed callback: the charge times out but lands a moment later, and the next process runs a day later. Does S1 end with one receipt?", one_receipt(&runs.keyed_next_day, CHARGE_LANDS_LATE));
 }
 
 pub(crate) fn code_name(result: &Result<(), Code>) -> &'static str {

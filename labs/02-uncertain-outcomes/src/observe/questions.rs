@@ -23,8 +23,7 @@ fn settlement_case(obs: &mut Observation, runs: &Runs) {
         (0, 1) => "d",
         _ => "?",
     };
-    obs.answer(
-        "settlement-case",
+    obs.choose("The naive settlement of S1 runs, and its first commit ends ABORTED. What exists once the caller is done?",
         answer,
         format!(
             "after one ABORTED commit: {} row(s), {} receipt(s), callback ran {} times",
@@ -44,8 +43,8 @@ fn counts(obs: &mut Observation, runs: &Runs) {
         13 => "c",
         _ => "?",
     };
-    obs.answer(
-        "one-fault-schedules",
+    obs.choose(
+        "How many schedules of the naive settlement have exactly one fault?",
         answer,
         format!("{one_fault} schedules with exactly one fault"),
     );
@@ -57,8 +56,8 @@ fn counts(obs: &mut Observation, runs: &Runs) {
         3..=5 => "c",
         _ => "d",
     };
-    obs.answer(
-        "matrix-failures",
+    obs.choose(
+        "Of those one-fault schedules, how many break an invariant of the naive settlement?",
         answer,
         format!(
             "{failing} of {} single faults break an invariant",
@@ -80,8 +79,7 @@ fn commit_again(obs: &mut Observation, runs: &Runs) {
         Err(Code::AlreadyExists) => "d",
         Err(_) => "?",
     };
-    obs.answer(
-        "commit-again-after-aborted",
+    obs.choose("A transaction the application drives itself (begin, buffer S1's pending row, commit) gets ABORTED from its commit. The code calls commit once more on the same transaction object. What does that second commit return?",
         answer,
         format!(
             "the second commit of the aborted transaction returned {}",
@@ -101,8 +99,7 @@ fn two_faults(obs: &mut Observation, runs: &Runs) {
         4 => "d",
         _ => "?",
     };
-    obs.answer(
-        "two-faults-receipts",
+    obs.choose("Two faults: the naive settlement's first commit ends ABORTED, and the next charge's response is lost. The caller settles again in new processes until it is done. How many receipts does S1 end with?",
         answer,
         format!("{receipts} receipts for S1: {}", facts.receipts.join(", ")),
     );
@@ -123,8 +120,7 @@ fn keyed_next_day(obs: &mut Observation, runs: &Runs) {
         2..=3 => "c",
         _ => "d",
     };
-    obs.answer(
-        "keyed-next-day-failures",
+    obs.choose("The naive callback now charges under the key settle-S1, and each new process starts a day after the last one stopped. Of its one-fault schedules, how many end with two receipts?",
         answer,
         format!(
             "{} single faults end with two receipts: {}",
@@ -147,8 +143,7 @@ fn shared_key(obs: &mut Observation, runs: &Runs) {
         Ok(reference) => format!("a receipt for {reference}"),
         Err(e) => e.to_string(),
     };
-    obs.answer(
-        "shared-key",
+    obs.choose("S1 (120) and S2 (80) are charged under one key, settle, that does not name the intent. S1's charge goes through. What happens to S2's charge?",
         answer,
         format!(
             "S2's charge got {seen}; the processor holds {} receipt(s)",
@@ -160,7 +155,7 @@ fn shared_key(obs: &mut Observation, runs: &Runs) {
 /// The three single faults no check names: a late commit, a crash right after the
 /// charge, a late charge.
 fn other_fault_points(obs: &mut Observation, runs: &Runs) {
-    let broken = |fault: &str| !super::passes(&runs.naive.matrix, fault);
+    let broken = |fault: &str| super::marked_as_a_failure(&runs.naive.matrix, fault);
     let late_commit = broken("spanner:commit=applied later");
     let crash = broken("app:after-charge=crash");
     let late_charge = broken(super::CHARGE_LANDS_LATE);
@@ -171,8 +166,7 @@ fn other_fault_points(obs: &mut Observation, runs: &Runs) {
         (false, true, true) => "d",
         _ => "?",
     };
-    obs.answer(
-        "other-fault-points",
+    obs.choose("Three single faults no check asks about: a commit that lands late, a crash right after the charge, and a charge that lands late. Which of them break the naive settlement?",
         answer,
         format!(
             "broken: late commit {late_commit}, crash after the charge {crash}, late charge {late_charge}"

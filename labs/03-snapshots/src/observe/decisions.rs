@@ -19,7 +19,7 @@ pub struct Decisions {
     pub rerun_sees_available: i64,
     pub second_immediate_code: Option<i32>,
     /// A deferred `BEGIN`, then another request's commit, then the first read.
-    pub begun_before_commit_sees_it: bool,
+    pub begun_before_commit_read: i64,
     /// `BEGIN IMMEDIATE` beside another connection's open read transaction.
     pub immediate_beside_reader_code: Option<i32>,
     /// Three requests, two units, immediate transactions, reruns after SQLITE_BUSY.
@@ -109,12 +109,12 @@ fn begun_before_commit(d: &mut Decisions) -> Result<()> {
     let (a, b) = (db.connect(), db.connect());
     a.execute_batch("BEGIN")?;
     reserve_whole(&b, "B")?;
-    d.begun_before_commit_sees_it = available(&a)? == 0;
+    d.begun_before_commit_read = available(&a)?;
     a.execute_batch("ROLLBACK")
 }
 
-/// R reads inside an open transaction; W runs `BEGIN IMMEDIATE` and commits a
-/// reservation; then R ends.
+/// R reads inside an open transaction; W runs `BEGIN IMMEDIATE` and, if it may, commits
+/// a reservation; then R ends.
 fn immediate_beside_reader(d: &mut Decisions) -> Result<()> {
     let db = Database::create(2);
     let (r, w) = (db.connect(), db.connect());

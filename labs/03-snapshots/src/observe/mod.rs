@@ -58,86 +58,47 @@ pub fn run() -> Report {
 }
 
 fn decision_checks(obs: &mut Observation, d: &Decisions) {
-    obs.check(
-        "a separate availability check before the writes oversells",
-        d.rows_after_separate_checks > 1,
-    );
-    obs.check(
-        "a deferred transaction that reads then writes can oversell",
-        d.rows_after_deferred > 1,
-    );
-    obs.check(
-        "the losing deferred transaction fails with SQLITE_BUSY_SNAPSHOT",
+    obs.ask("One unit left. A and B each read the availability, then each writes its reservation and the availability it computed, in a transaction of its own. Do both reservations end up in the table?", d.rows_after_separate_checks > 1);
+    obs.ask("Same unit, but A reads inside BEGIN DEFERRED and tries to write only after B has reserved and committed. Do both reservations end up in the table?", d.rows_after_deferred > 1);
+    obs.ask(
+        "Is the result of A's INSERT the extended code 517, SQLITE_BUSY_SNAPSHOT?",
         d.deferred_insert_code == Some(517),
     );
-    obs.check(
-        "retrying only the failed statement inside the same transaction succeeds",
-        d.statement_retry_code.is_none(),
-    );
-    obs.check(
-        "rolling back and rerunning the whole transaction sees the unit is gone",
+    obs.ask("A then runs the same INSERT once more, inside the same transaction. Does the second INSERT succeed?", d.statement_retry_code.is_none());
+    obs.ask(
+        "A rolls back and runs BEGIN IMMEDIATE and the read again. Does it read 0?",
         d.rerun_sees_available == 0,
     );
-    obs.check(
-        "a second BEGIN IMMEDIATE is refused at once with SQLITE_BUSY",
-        d.second_immediate_code == Some(5),
-    );
+    obs.ask("While A holds BEGIN IMMEDIATE, B runs BEGIN IMMEDIATE too (busy_timeout zero). Is B refused at once with SQLITE_BUSY?", d.second_immediate_code == Some(5));
 }
 
 fn report_checks(obs: &mut Observation, r: &Reports) {
-    obs.check(
-        "two separate queries of a report see one instant",
-        r.separate_reads_total == 10,
-    );
-    obs.check(
-        "two queries inside one read transaction see one instant",
-        r.snapshot_total == 10,
-    );
-    obs.check(
-        "a read transaction opened before a commit shows that commit",
+    obs.ask("Ten units. A report reads the availability, B1 commits a reservation, the report reads the reserved units. Do the two numbers add up to 10?", r.separate_reads_total == 10);
+    obs.ask("The same two reads inside one read transaction, with B2 committing between them. Do they add up to 10?", r.snapshot_total == 10);
+    obs.ask(
+        "Does that open read transaction, asked afterwards, show B2's reservation?",
         r.open_snapshot_sees_b2,
     );
-    obs.check("a new read after the commit shows it", r.fresh_read_sees_b2);
+    obs.ask(
+        "After the report commits, does a new read show B2's reservation?",
+        r.fresh_read_sees_b2,
+    );
 }
 
 fn spanner_checks(obs: &mut Observation, s: &Spanner) {
-    obs.check(
-        "a 15-second stale read taken 20 seconds after a commit shows it",
-        s.stale_20s_later == Ok(true),
-    );
-    obs.check(
-        "a read at a timestamp more than an hour old returns the rows as they were then",
-        s.hour_old == Ok(true),
-    );
+    obs.ask("B2's reservation committed on Spanner 20 seconds ago. Does a read with 15 seconds of exact staleness show it?", s.stale_20s_later == Ok(true));
+    obs.ask("Sixty-one minutes after B2 committed, does a Spanner read at B2's commit timestamp return the rows as they were at that moment?", s.hour_old == Ok(true));
 }
 
 /// Another interleaving, a third reader, more requests, other bounds.
 fn variations(obs: &mut Observation, o: &Observed) {
     let (d, s) = (&o.decisions, &o.spanner);
-    obs.check(
-        "a deferred transaction begun before a commit but read after it sees the commit",
-        d.begun_before_commit_sees_it,
-    );
-    obs.check(
-        "BEGIN IMMEDIATE succeeds while another connection has a read transaction open",
-        d.immediate_beside_reader_code.is_none(),
-    );
-    obs.check(
-        "three immediate requests for two units sell exactly two",
-        d.sold_by_immediate_requests == 2,
-    );
-    obs.check(
-        "a stale read-only transaction opened after a commit shows it",
-        s.stale_snapshot_after == Ok(true),
-    );
-    obs.check(
-        "a bounded-staleness read right after a commit always shows it",
-        s.bounded.iter().all(|read| *read == Ok(true)),
-    );
-    obs.check(
-        "a read-only transaction's second read shows a commit made between its reads",
-        s.snapshot_before_and_after.1 == Ok(true),
-    );
+    obs.ask("A runs BEGIN (deferred) and nothing else; B reserves the last unit and commits; then A reads the availability. Does A read 1, the number from before B's commit?", d.begun_before_commit_read == 1);
+    obs.ask("R has read inside an open transaction when W runs BEGIN IMMEDIATE (busy_timeout zero). Is W refused with SQLITE_BUSY?", d.immediate_beside_reader_code == Some(5));
+    obs.ask("Two units. r1 takes the write lock and reads; r2 and r3 get SQLITE_BUSY and run again, whole, after r1 commits. Are exactly two seats sold?", d.sold_by_immediate_requests == 2);
+    obs.ask("B2 commits on Spanner; 5 seconds later a read-only transaction with 15 seconds of exact staleness opens and reads. Does it show B2?", s.stale_snapshot_after == Ok(true));
+    obs.ask("Right after B2 commits, a read with a staleness bound of 15 seconds asks for it. Does it show B2 whichever replica serves it?", s.bounded.iter().all(|read| *read == Ok(true)));
+    obs.ask("A strong read-only transaction reads B3 (absent), B3 commits, and the same transaction reads B3 again. Does the second read show B3?", s.snapshot_before_and_after.1 == Ok(true));
 }
 
 /// The summary `cargo labs run 03` prints under "Measured", and the raw values.

@@ -13,13 +13,13 @@ pub fn observe(obs: &mut Observation) {
     let all_correct = [&time_first, &hash_first, &sharded]
         .iter()
         .all(|m| m.query_result == m.expected_result);
-    obs.check(
-        "a hash-first key makes the time-range query read every split",
+    obs.ask(
+        "With a hash first, does the time-range query read all 8 splits?",
         all_correct && hash_first.query_splits.len() == SPLITS,
     );
-    obs.check(
-        "a shard prefix serves the time-range query from at most N ranges",
-        all_correct && sharded.query_splits.len() <= SHARDS as usize,
+    obs.ask(
+        "With the shard prefix, does the time-range query read more than N = 4 splits?",
+        sharded.query_splits.len() > SHARDS as usize,
     );
     let read = time_first.query_splits.len();
     let answer = match read {
@@ -29,7 +29,11 @@ pub fn observe(obs: &mut Observation) {
         _ => "?",
     };
     let evidence = format!("the query read splits {:?}", time_first.query_splits);
-    obs.answer("fan-out-timestamp-first", answer, evidence);
+    obs.choose(
+        "With `created_at` first, how many splits does the time-range query read?",
+        answer,
+        evidence,
+    );
     eight_shards(obs);
     whole_live_period(obs);
 }
@@ -44,7 +48,7 @@ fn eight_shards(obs: &mut Observation) {
         _ => "?",
     };
     let evidence = format!("8 ranges read splits {:?}", m.query_splits);
-    obs.answer("fan-out-eight-shards", answer, evidence);
+    obs.choose("Variation: the shard prefix with N = 8, so eight ranges. How many of the 8 splits does the time-range query read?", answer, evidence);
 }
 
 /// The shard-prefix query over the whole live period instead of its middle half.
@@ -72,5 +76,5 @@ fn whole_live_period(obs: &mut Observation) {
         _ => "c",
     };
     let evidence = format!("the query read splits {splits:?}");
-    obs.answer("fan-out-whole-live-period", answer, evidence);
+    obs.choose("Variation: the shard-prefix query asks for the whole live period instead of its middle half. How many splits does it read?", answer, evidence);
 }

@@ -48,15 +48,9 @@ fn after_load_based_splits(parts: usize) -> Vec<u64> {
 
 pub fn observe(obs: &mut Observation) {
     let servers = on_a_server_per_split();
-    obs.check(
-        "more servers spread a timestamp-first hotspot",
-        busiest_share(&servers) < 1.0,
-    );
+    obs.ask("With `created_at` first and every split on a server of its own, does one server take every live insert?", busiest_share(&servers) == 1.0);
     let once = after_load_based_splits(2);
-    obs.check(
-        "splitting the hot range spreads a timestamp-first hotspot",
-        busiest_share(&once) < 1.0,
-    );
+    obs.ask("With `created_at` first, the store cuts the hot split in two halfway through the live inserts. Do the later inserts divide between the two halves?", busiest_share(&once) < 1.0);
     let thrice = after_load_based_splits(3);
     let written = thrice.iter().filter(|&&w| w > 0).count();
     let answer = match written {
@@ -66,5 +60,5 @@ pub fn observe(obs: &mut Observation) {
         _ => "?",
     };
     let evidence = format!("the last third's writes per split: {thrice:?}");
-    obs.answer("split-twice", answer, evidence);
+    obs.choose("Variation: with `created_at` first, the store cuts the hot split after each third of the live inserts. How many splits take the last third?", answer, evidence);
 }

@@ -27,33 +27,21 @@ pub fn observe(obs: &mut Observation) {
     let time_first = measure_design(&TIMESTAMP_FIRST, SHARDS, false);
     let reversed = measure_design(&REVERSED, SHARDS, false);
     let sharded = measure_design(&SHARD_PREFIX, SHARDS, true);
-    obs.check(
-        "timestamp-first keys send every new insert to one range",
+    obs.ask(
+        "With `created_at` first, do all 400 live inserts land in one split?",
         time_first.busiest_share == 1.0,
     );
-    obs.check(
-        "reversed timestamps send new inserts to the first range",
+    obs.ask(
+        "With `created_at DESC` first, is the busiest split the table's first split?",
         busiest(&reversed.writes_per_split) == Some(0),
     );
-    obs.check(
-        "a shard prefix keeps the busiest range near 1/N",
-        sharded.busiest_share <= limit(SHARDS),
-    );
+    obs.ask("With the shard prefix (N = 4), does the busiest split take at most 0.375 (1.5/N) of the live inserts?", sharded.busiest_share <= limit(SHARDS));
     let index = sharded.index_writes_per_split.clone().unwrap_or_default();
-    obs.check(
-        "an index led by the timestamp concentrates its writes in one range",
-        busiest_share(&index) == 1.0,
-    );
+    obs.ask("The shard-prefix table gets an index on `created_at`. Do the index's live writes reach more than one of its splits?", busiest_share(&index) < 1.0);
     let customer_shard = measure_design(&CUSTOMER_SHARD, SHARDS, false);
-    obs.check(
-        "a shard taken from the customer keeps the busiest range near 1/N",
-        customer_shard.busiest_share <= limit(SHARDS),
-    );
+    obs.ask("Variation: with the shard computed from the customer id instead of the order id, does the busiest split take at most 0.375?", customer_shard.busiest_share <= limit(SHARDS));
     let after_time = measure_design(&SHARD_AFTER_TIME, SHARDS, false);
-    obs.check(
-        "a shard placed after the time spreads new inserts",
-        after_time.busiest_share < 1.0,
-    );
+    obs.ask("Variation: with the key `(created_at, shard, order_id)`, do the live inserts land in more than one split?", after_time.busiest_share < 1.0);
 
     let hottest = busiest(&time_first.writes_per_split).map_or(0, |s| s + 1);
     let answer = match hottest {
@@ -63,7 +51,11 @@ pub fn observe(obs: &mut Observation) {
         _ => "d",
     };
     let evidence = format!("writes per split {:?}", time_first.writes_per_split);
-    obs.answer("busiest-split-timestamp-first", answer, evidence);
+    obs.choose(
+        "With `created_at` first, which split takes the most live inserts?",
+        answer,
+        evidence,
+    );
     let written = sharded.writes_per_split.iter().filter(|&&w| w > 0).count();
     let answer = match written {
         1 => "a",
@@ -72,10 +64,13 @@ pub fn observe(obs: &mut Observation) {
         _ => "?",
     };
     let evidence = format!("writes per split {:?}", sharded.writes_per_split);
-    obs.answer("splits-written-shard-prefix", answer, evidence);
+    obs.choose(
+        "With the shard prefix (N = 4), how many of the 8 splits take live inserts?",
+        answer,
+        evidence,
+    );
     let evidence = format!("the busiest split took {:.3}", sharded.busiest_share);
-    obs.answer(
-        "busiest-share-shard-prefix",
+    obs.choose("With the shard prefix (N = 4), what share of the live inserts does the busiest split take?",
         share_bucket(sharded.busiest_share),
         evidence,
     );
@@ -90,8 +85,8 @@ fn another_shard_count(obs: &mut Observation) {
         "writes per split {:?}: the busiest took {:.3}",
         two.writes_per_split, two.busiest_share
     );
-    obs.answer(
-        "busiest-share-two-shards",
+    obs.choose(
+        "Variation: the shard prefix with N = 2. What share does the busiest split take?",
         share_bucket(two.busiest_share),
         evidence,
     );
@@ -111,5 +106,9 @@ fn customer_first(obs: &mut Observation) {
         "writes per split {:?}: the busiest took {:.3}",
         m.writes_per_split, m.busiest_share
     );
-    obs.answer("customer-first", answer, evidence);
+    obs.choose(
+        "Variation: the key `(customer, created_at, order_id)`. Where do the live inserts land?",
+        answer,
+        evidence,
+    );
 }

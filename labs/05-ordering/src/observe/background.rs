@@ -76,18 +76,14 @@ fn crash_after_ack() -> (usize, bool) {
 
 pub(super) fn observe(obs: &mut Observation) -> Summary {
     let completions = async_completion_orders();
-    obs.check(
-        "async work started by a callback completes in receipt order",
-        completions.iter().all(|o| o == &["A#1", "A#2"]),
-    );
+    obs.ask("The callback starts the work on A#1 and A#2 in the background, acknowledges and returns. Does A#1's work finish before A#2's in every explored schedule?", completions.iter().all(|o| o == &["A#1", "A#2"]));
     let (a1_done, a1_again) = crash_after_ack();
     let answer = match (a1_done, a1_again) {
         (_, true) => "b",
         (0, false) => "a",
         _ => "c",
     };
-    obs.answer(
-        "crash-after-ack",
+    obs.choose("The callback starts the work in the background (A#1 takes 3 s, A#2 1 s), acknowledges and returns. The process crashes 2 s later, with A#1's work still running, and a new process pulls after the deadlines. What becomes of A#1?",
         answer,
         format!(
             "A#1's work completed {a1_done} time(s); the new process received A#1 again: {a1_again}"

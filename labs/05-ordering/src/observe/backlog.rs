@@ -71,10 +71,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
     let bank_backlog = backlog_over_time(bank_key, 3);
     let account_backlog = backlog_over_time(account_key, 3);
     let (bank_secs, account_secs) = (bank_backlog.len() - 1, account_backlog.len() - 1);
-    obs.check(
-        "one key for the bank drains the backlog as fast as per-account",
-        bank_secs <= account_secs,
-    );
+    obs.ask("Three workers, one effect of a key at a time: does one key for the whole bank empty the backlog of twelve effects as soon as one key per account does?", bank_secs <= account_secs);
     // A variation: twice the workers, one key per account.
     let six_workers = backlog_over_time(account_key, 6).len() - 1;
     let answer = if six_workers * 2 <= account_secs {
@@ -84,8 +81,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
     } else {
         "c"
     };
-    obs.answer(
-        "more-workers",
+    obs.choose("With three workers, one ordering key per account empties the twelve-effect backlog after some number of seconds. The bank doubles the workers to six. How long does one key per account take now?",
         answer,
         format!("one key per account: empty after {account_secs} s with three workers, after {six_workers} s with six"),
     );

@@ -70,8 +70,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         (_, 1) => "b",
         _ => "a",
     };
-    obs.answer(
-        "republished",
+    obs.choose("The publisher publishes A#1, A#2, and then A#1 again, because the response to its first publish was lost. The consumer skips a delivery whose message_id it has seen. How many times is A#1 applied?",
         answer,
         format!("A#1 was applied {times} time(s); its copies are messages {copies:?}"),
     );
@@ -80,8 +79,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         2 => "a",
         _ => "b",
     };
-    obs.answer(
-        "stalled-consumer",
+    obs.choose("A consumer applies each delivery, commits, then acks; it keeps no record of what it applied. Its process pulls A#1 and A#2 and stalls for 15 s before applying anything (the deadline is 10 s), while a second process pulls. How many times is A#1 applied?",
         answer,
         format!("A#1 was applied {stalled} time(s)"),
     );

@@ -94,13 +94,7 @@ fn after_failure(run: &PublishRun) -> Vec<String> {
 pub(super) fn observe(obs: &mut Observation) -> Summary {
     let publishing = publish_runs();
     let failures: Vec<&PublishRun> = publishing.iter().filter(|r| r.failed.is_some()).collect();
-    obs.check(
-        "after a failed publish the key's later messages still reach the topic",
-        !failures.is_empty()
-            && failures
-                .iter()
-                .all(|r| after_failure(r).iter().all(|l| r.on_topic.contains(l))),
-    );
+    obs.ask("A publisher with message ordering fails to publish one of A's messages and does not resume the key. Do A's later messages still reach the topic?", !failures.is_empty() && failures .iter() .all(|r| after_failure(r).iter().all(|l| r.on_topic.contains(l))));
     let resumed = resumed_without_republishing();
     let answer = match resumed.join(",").as_str() {
         "A#1" => "a",
@@ -108,8 +102,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         "A#1,A#2,A#3" => "c",
         _ => "d",
     };
-    obs.answer(
-        "resume-without-republishing",
+    obs.choose("A publisher with message ordering publishes A#1, A#2 and A#3. The publish of A#2 fails; the publisher calls resume_publish at once and goes on with A#3. What does the topic hold?",
         answer,
         format!("the topic holds [{}]", resumed.join(", ")),
     );

@@ -111,10 +111,7 @@ fn counter_without_key() -> BTreeSet<(Vec<String>, usize)> {
 
 pub(super) fn observe(obs: &mut Observation) -> Summary {
     let reminders: BTreeSet<usize> = reminders_by_attempts().iter().map(Vec::len).collect();
-    obs.check(
-        "counting delivery attempts sends exactly five reminders",
-        reminders.iter().all(|n| *n == 5),
-    );
+    obs.ask("The reminder job sends one e-mail per delivery and nacks until delivery_attempt reaches 5. Does some explored schedule send a number of reminders other than five?", reminders.iter().any(|n| *n != 5));
     let runs = counter_without_key();
     let sent_after = |fault: &str| {
         runs.iter()
@@ -127,8 +124,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         Some(6) => "b",
         _ => "c",
     };
-    obs.answer(
-        "counter-without-key",
+    obs.choose("A reminder job keeps a durable count per invoice and counts a reminder once the provider confirms it, but sends each one under a fresh idempotency key (the delivery's ack id). It nacks until five are counted. One send times out after the e-mail went out. How many reminders does the customer receive?",
         answer,
         match sent {
             Some(n) => {

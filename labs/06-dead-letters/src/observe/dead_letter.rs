@@ -109,28 +109,13 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         forwarded.iter().min().copied().unwrap_or(0),
         forwarded.iter().max().copied().unwrap_or(0),
     );
-    obs.check(
-        "a poison message is forwarded after exactly max attempts",
-        forwarded.len() == with_agent.len() && fewest == 5 && most == 5,
-    );
-    obs.check(
-        "a poison message is forwarded within one attempt of the max",
-        forwarded.len() == with_agent.len() && fewest >= 4 && most <= 6,
-    );
+    obs.ask("max_delivery_attempts is 5 and the service agent holds both roles. Is the poison message delivered exactly five times before it reaches the dead-letter topic, in every explored schedule?", forwarded.len() == with_agent.len() && fewest == 5 && most == 5);
+    obs.ask("In the same runs, is the message ever delivered fewer than four or more than six times before it is forwarded?", fewest < 4 || most > 6);
     let operator_only = attempts_before_forwarding(&operator_grants(), 5);
-    obs.check(
-        "an operator's roles let Pub/Sub forward dead letters",
-        operator_only.iter().all(|o| o.is_some()),
-    );
-    obs.check(
-        "the service agent with both roles forwards dead letters",
-        with_agent.iter().all(|o| o.is_some()),
-    );
+    obs.ask("The operator holds roles/owner and grants their own account publisher on the dead-letter topic and subscriber on the subscription; the service agent holds nothing. Does the poison message reach the dead-letter topic?", operator_only.iter().all(|o| o.is_some()));
+    obs.ask("With both roles on the Pub/Sub service agent instead, does the poison message reach the dead-letter topic in every explored schedule?", with_agent.iter().all(|o| o.is_some()));
     let publisher_only = attempts_before_forwarding(&agent_grants()[..1], 5);
-    obs.check(
-        "publisher on the dead-letter topic alone is enough",
-        publisher_only.iter().all(|o| o.is_some()),
-    );
+    obs.ask("The service agent holds roles/pubsub.publisher on the dead-letter topic and nothing on the subscription. Does the poison message stay on the source subscription, delivered again and again?", publisher_only.iter().all(|o| o.is_none()));
     // A variation: the maximum raised to 10.
     let ten: Vec<u32> = attempts_before_forwarding(&agent_grants(), 10)
         .into_iter()
@@ -142,8 +127,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         (Some(_), Some(m)) if *m > 10 => "b",
         _ => "c",
     };
-    obs.answer(
-        "more-attempts",
+    obs.choose("The operator raises max_delivery_attempts to 10; the service agent holds both roles. How many times is the poison message delivered before it is forwarded, over the explored schedules?",
         answer,
         format!("with a maximum of 10: forwarded after {ten:?} deliveries"),
     );

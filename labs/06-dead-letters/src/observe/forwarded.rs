@@ -109,8 +109,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         (false, true) => "b",
         (false, false) => "c",
     };
-    obs.answer(
-        "no-subscription",
+    obs.choose("The dead-letter topic has no subscription yet when the poison message is forwarded; the operator creates one afterwards. What becomes of the message?",
         answer,
         format!("a subscription created afterwards received it: {arrived}; still on the source subscription: {still_on_source}"),
     );
@@ -120,8 +119,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         5 | 6 => "a",
         _ => "b",
     };
-    obs.answer(
-        "dead-letter-attempt",
+    obs.choose("The poison message is forwarded after five deliveries and pulled from the dead-letter topic's own subscription, which has no dead-letter policy. What is its delivery_attempt there?",
         answer,
         format!("delivery_attempt {attempt}; {ATTR_SOURCE_DELIVERY_COUNT} = {attribute}"),
     );
@@ -131,8 +129,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         ["applied"] => "b",
         _ => "c",
     };
-    obs.answer(
-        "ordered-dead-letter",
+    obs.choose("One subscription has message ordering and a dead-letter policy of 5 attempts. Key A holds A#1, A#2 and A#3; A#2 can never be processed. The consumer applies a key's next effect only and nacks the rest, as chapter 5 builds it. Where does A#3 end up?",
         answer,
         format!("A#3 ended: {ends:?}"),
     );

@@ -75,21 +75,15 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
     let debits_without_retention = run(Retention::Nothing);
     let debits_with_retention = run(Retention::Subscription);
     let first_pulls = first_pull_after_seek();
-    obs.check(
-        "seek replays acked messages that were not retained",
-        debits_without_retention > 3,
-    );
-    obs.check(
-        "with retain_acked_messages a seek replays acked messages",
-        debits_with_retention > 3,
-    );
-    obs.check(
-        "a seek undoes the debits already applied",
+    obs.ask("The subscription does not retain acknowledged messages. After the seek back to t = 0, does the consumer debit P1, P2 and P3 again?", debits_without_retention > 3);
+    obs.ask("With retain_acked_messages set before the first run, does the seek make the consumer debit them again?", debits_with_retention > 3);
+    obs.ask(
+        "Does the seek remove any of the debits the first run made?",
         debits_with_retention < 3,
     );
-    obs.check(
-        "the first pull after a seek always sees the replay",
-        first_pulls.iter().all(|saw| *saw),
+    obs.ask(
+        "Can the first pull after the seek come back without any of the replayed messages?",
+        first_pulls.iter().any(|saw| !saw),
     );
     // A variation: the topic retains messages, the subscription does not.
     let topic_retention = run(Retention::Topic);
@@ -97,8 +91,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         6 => "a",
         _ => "b",
     };
-    obs.answer(
-        "topic-retention",
+    obs.choose("The subscription does not retain acknowledged messages, but the topic keeps every message for seven days. The consumer debits P1, P2 and P3 and acknowledges them; the operator seeks back to t = 0. How many debits exist afterwards?",
         answer,
         format!("{topic_retention} debit(s) with the topic's retention, {debits_with_retention} with the subscription's, {debits_without_retention} with neither"),
     );

@@ -39,35 +39,26 @@ pub fn public_cache(obs: &mut Observation, facts: &mut Facts) {
             .find(|(at, _)| *at == t)
             .map(|(_, run)| run.as_str())
     };
-    obs.check(
-        "the origin returns the new manifest right after the write",
-        origin_at_10 == b"run-2",
-    );
-    obs.check(
-        "the cache returns the new manifest right after the write",
+    obs.ask("A manifest with Cache-Control: public, max-age=60 is cached at t = 0 and replaced by run-2 at the origin at t = 10. At t = 10, does an authenticated read at the origin get run-2?", origin_at_10 == b"run-2");
+    obs.ask(
+        "At t = 10, does an anonymous reader, served by the public cache, get run-2?",
         at(10) == Some("run-2"),
     );
-    obs.check(
-        "the cache returns the new manifest once max-age has passed",
+    obs.ask(
+        "At t = 60, does the anonymous reader get run-2?",
         at(60) == Some("run-2"),
     );
     // A second reader at t=30: the reporting job, authenticated, at the origin.
     let origin_at_30 =
         String::from_utf8_lossy(&live(&s, "manifest.json").unwrap_or_default()).into_owned();
-    obs.check(
-        "two readers at t=30 get the same manifest",
-        at(30) == Some(origin_at_30.as_str()),
-    );
+    obs.ask("At t = 30 the reporting job reads at the origin, the anonymous reader through the cache. Do both get the same run?", at(30) == Some(origin_at_30.as_str()));
     // A variation: the same replacement of a manifest served with `no-store`.
     let mut s = store();
     let mut cache = PublicCache::new();
     manifest(&mut s, "run-1", "no-store");
     anonymous(&mut cache, &s, 0);
     manifest(&mut s, "run-2", "no-store");
-    obs.check(
-        "a no-store manifest reaches anonymous readers right after the write",
-        anonymous(&mut cache, &s, 10) == "run-2",
-    );
+    obs.ask("The same, but the manifest has Cache-Control: no-store. Does the anonymous reader get run-2 at t = 10?", anonymous(&mut cache, &s, 10) == "run-2");
     facts.insert("cache".into(), json!(seen));
 }
 
@@ -88,8 +79,7 @@ pub fn second_replacement(obs: &mut Observation, facts: &mut Facts) {
         "run-3" => "c",
         _ => "?",
     };
-    obs.answer(
-        "second-replacement",
+    obs.choose("The cached manifest again (run-1 cached at t = 0, run-2 at the origin from t = 10): the anonymous reader reads at t = 30 and 60; run-3 replaces the manifest at t = 65. What does the reader get at t = 70?",
         answer,
         format!("t=30 {}, t=60 {}, t=70 {at_70}", earlier[0], earlier[1]),
     );
@@ -108,20 +98,14 @@ pub fn creator_and_listing(obs: &mut Observation, facts: &mut Facts) {
     let created = s.insert(CREATOR, BUCKET, name, Upload::new("# run=run-3\n"));
     let listed = s.list(PUBLISHER_A, BUCKET, "runs/run-3/").map(|l| l.len());
     let deleted = s.delete(CREATOR, BUCKET, name, DeleteRequest::default());
-    obs.check(
-        "an identity with objectCreator can replace the manifest",
-        replaced.is_ok(),
-    );
-    obs.check(
-        "an identity with objectCreator can create a new run's file",
+    obs.ask("An uploader holds roles/storage.objectCreator on the bucket. Does it manage to replace manifest.json?", replaced.is_ok());
+    obs.ask(
+        "Does the same uploader manage to create runs/run-3/accounts.csv, a name nobody has used?",
         created.is_ok(),
     );
-    obs.check(
-        "an identity with objectCreator can delete the file it created",
-        deleted.is_ok(),
-    );
-    obs.check(
-        "object listing shows a new run's files right after upload",
+    obs.ask("Does it then manage to delete that file?", deleted.is_ok());
+    obs.ask(
+        "Does a list of runs/run-3/ made right after that create show the file?",
         listed == Ok(1),
     );
     facts.insert(

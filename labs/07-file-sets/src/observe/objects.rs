@@ -16,16 +16,16 @@ pub fn racing_creates(obs: &mut Observation, facts: &mut Facts) {
     let guarded_a = s.insert(PUBLISHER_A, BUCKET, "guarded.json", create("from A"));
     let guarded_b = s.insert(PUBLISHER_B, BUCKET, "guarded.json", create("from B"));
     // ANCHOR_END: race
-    obs.check(
-        "without a precondition both racing uploads succeed",
+    obs.ask(
+        "Publishers A and B upload plain.json in turn, without a precondition. Do both get 200?",
         a.is_ok() && b.is_ok(),
     );
-    obs.check(
-        "without a precondition the first upload is still live",
+    obs.ask(
+        "Afterwards, does a read of plain.json return A's bytes?",
         live(&s, "plain.json").ok().as_deref() == Some(b"from A".as_slice()),
     );
-    obs.check(
-        "with ifGenerationMatch=0 the second create fails with 412",
+    obs.ask(
+        "Both then create guarded.json with ifGenerationMatch=0, A first. Does B's create get 412?",
         guarded_a.is_ok() && status(&guarded_b) == 412,
     );
     // A variation: A's object is deleted, and B sends its create again.
@@ -36,8 +36,8 @@ pub fn racing_creates(obs: &mut Observation, facts: &mut Facts) {
         DeleteRequest::default(),
     );
     let again = s.insert(PUBLISHER_B, BUCKET, "guarded.json", create("from B"));
-    obs.check(
-        "a create with ifGenerationMatch=0 succeeds again after a delete",
+    obs.ask(
+        "Then A's guarded.json is deleted, and B sends the same create again. Does it succeed?",
         deleted.is_ok() && again.is_ok(),
     );
     facts.insert(
@@ -68,18 +68,12 @@ pub fn approved_delete(obs: &mut Observation, facts: &mut Facts) {
     let any = DeleteRequest::default();
     let unpinned_delete = s.delete(PUBLISHER_A, BUCKET, "old.csv", any);
     // ANCHOR_END: delete
-    obs.check(
-        "an unpinned delete removes the newer replacement",
-        unpinned_delete.is_ok() && status(&live(&s, "old.csv")) == 404,
-    );
-    obs.check(
-        "a delete pinned to the approved generation removes the new one",
+    obs.ask("A cleanup job approved generation g1 of old.csv; an upload replaced it since. Does a delete with no generation and no precondition remove the replacement?", unpinned_delete.is_ok() && status(&live(&s, "old.csv")) == 404);
+    obs.ask(
+        "Does the job's delete with ifGenerationMatch=g1 remove the replacement?",
         pinned_delete.is_ok() && after_pinned.is_none(),
     );
-    obs.check(
-        "the replacement's generation is the approved one plus one",
-        g2 == g1 + 1,
-    );
+    obs.ask("Is the replacement's generation g1 + 1?", g2 == g1 + 1);
     let answer = match next.as_deref() {
         Ok(b"replacement") => "a",
         Ok(b"approved") => "d",
@@ -87,8 +81,7 @@ pub fn approved_delete(obs: &mut Observation, facts: &mut Facts) {
         Err(e) if e.code() == 412 => "c",
         _ => "?",
     };
-    obs.answer(
-        "generation-plus-one",
+    obs.choose("While the replacement is live, the cleanup job asks for old.csv?generation=g1+1, g1 being the generation it approved. What does it get?",
         answer,
         format!(
             "generations {g1} and {g2}; ?generation={} answered {}",
@@ -130,8 +123,7 @@ pub fn batch_delete(obs: &mut Observation, facts: &mut Facts) {
         _ => "?",
     };
     let statuses: Vec<u16> = answers.iter().map(status).collect();
-    obs.answer(
-        "batch-delete",
+    obs.choose("A job lists set/accounts.csv and set/positions.csv; positions.csv is replaced; the job sends one batch request deleting both, each with ifGenerationMatch set to the generation it listed. What is left?",
         answer,
         format!("the parts answered {statuses:?}; left: {remaining:?}"),
     );

@@ -46,10 +46,7 @@ pub fn mixed_runs(obs: &mut Observation, facts: &mut Facts) {
     let (accounts_run, positions_run, computed) = consumer_reads(&s);
     put(&mut s, PUBLISHER_A, POSITIONS, run2.positions_csv());
     // ANCHOR_END: mixed
-    obs.check(
-        "a consumer can read accounts of one run and positions of another",
-        accounts_run.is_some() && accounts_run != positions_run,
-    );
+    obs.ask("A publisher overwrites latest/accounts.csv, then latest/positions.csv, with run-2; a consumer reads both in between. Do its two files carry the same run?", accounts_run.is_some() && accounts_run == positions_run);
     let answer = match computed.as_str() {
         "2 accounts, 3 positions, total 170" => "a",
         "3 accounts, 4 positions, total 190" => "b",
@@ -57,8 +54,7 @@ pub fn mixed_runs(obs: &mut Observation, facts: &mut Facts) {
         "3 accounts, 3 positions, total 170" => "d",
         _ => "?",
     };
-    obs.answer(
-        "mixed-report",
+    obs.choose("The consumer that read between run-2's two uploads computes its report from the two files it read. What does the report say?",
         answer,
         format!(
             "accounts of {}, positions of {}: {computed}",
@@ -83,8 +79,7 @@ pub fn reversed_uploads(obs: &mut Observation, facts: &mut Facts) {
         (Some(RUN_2), Some(RUN_2)) => "d",
         _ => "?",
     };
-    obs.answer(
-        "reversed-uploads",
+    obs.choose("The publisher now uploads latest/positions.csv first, then latest/accounts.csv, with run-2; the consumer reads both files between the two uploads. Which runs do its files carry?",
         answer,
         format!(
             "accounts tagged {}, positions tagged {}",

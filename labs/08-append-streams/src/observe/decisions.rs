@@ -17,8 +17,7 @@ pub fn already_exists_without_proof(obs: &mut Observation) {
     (drill.append(&s, Some(3), batch("X", 7000, 7002))).expect("someone else's rows");
     let b_answer = drill.append(&s, Some(3), batch("B", 1003, 1005));
     let copies_of_b = drill.copies_of("P7:1003");
-    obs.answer(
-        "already-exists-without-proof",
+    obs.choose("The journal says B (s1@3) was PREPARED and never sent, yet its append answers ALREADY_EXISTS. What would advancing the checkpoint to 1005 do?",
         match copies_of_b {
             0 => "c",
             1 => "a",
@@ -63,8 +62,7 @@ pub fn proceed_hold_or_reconcile(obs: &mut Observation) {
     let best = (outcomes.iter())
         .find(|(_, (rows, copies))| *rows == 5 && *copies == 1)
         .map_or("none", |(c, _)| *c);
-    obs.answer(
-        "proceed-hold-reconcile",
+    obs.choose("After a crash, the journal shows A SENT at s1@0 with fingerprint H(A); the source still reproduces H(A); the retry answers ALREADY_EXISTS. Which decision leaves every record exactly once?",
         best,
         format!("(rows in table, most copies of one record) per decision: {outcomes:?}"),
     );

@@ -13,10 +13,7 @@ pub fn a_new_stream(obs: &mut Observation, summary: &mut Map<String, Value>) {
     let _ = restart.append(&s1, Some(0), batch("A", 1000, 1003));
     let s2 = restart.create();
     let on_s2 = restart.append(&s2, Some(0), batch("A", 1000, 1003));
-    obs.check(
-        "a new stream S2 at offset 0 accepts the same rows again",
-        on_s2.is_ok(),
-    );
+    obs.ask("After A's lost response on s1, the writer creates stream s2 and appends A at offset 0 there. Is it accepted?", on_s2.is_ok());
     let rows = restart.positions().len();
     let letter = match rows {
         3 => "a",
@@ -28,7 +25,7 @@ pub fn a_new_stream(obs: &mut Observation, summary: &mut Map<String, Value>) {
     let evidence = format!(
         "after A on s1 (response lost) and A again on s2 at offset 0 the table holds {rows} rows"
     );
-    obs.answer("rows-after-s2", letter, evidence);
+    obs.choose("A's response on s1 is lost (it was appended). The writer creates s2 and appends A at offset 0 there. How many rows does the table hold?", letter, evidence);
     summary.insert("rows_after_s2_replay".into(), rows.into());
 }
 
@@ -46,10 +43,7 @@ pub fn hunting_for_an_offset(obs: &mut Observation, summary: &mut Map<String, Va
             break;
         }
     }
-    obs.check(
-        "hunting for a free offset keeps each record once",
-        hunter.most_copies() == 1,
-    );
+    obs.ask("After A's lost response, a writer without a journal walks the offset up from 0 until an append of A succeeds. Is some record of A then in the table twice?", hunter.most_copies() >= 2);
     summary.insert("hunting_tries".into(), tries.join(", ").into());
 }
 
@@ -63,10 +57,7 @@ pub fn a_second_writer(obs: &mut Observation) {
         .expect("W1 connects");
     let second = client.append_or_refuse(&s, 0, batch("B", 1003, 1005));
     client.api.disconnect(&first);
-    obs.check(
-        "a second writer can append to a created stream while the first holds its connection",
-        second,
-    );
+    obs.ask("Writer W1 keeps a connection to the stream open; writer W2 opens another to append B. Is B appended?", second);
 }
 
 /// B with a corrupted second row at offset 3; then B without it.
@@ -79,15 +70,15 @@ pub fn a_corrupted_row(obs: &mut Observation, summary: &mut Map<String, Value>) 
     let mut b = batch("B", 1003, 1005);
     b[1].unknown_field = Some("discount_code".into());
     let rejected = schema.append(&s, Some(3), b.clone());
-    obs.check(
-        "a request with one corrupted row appends the other rows",
+    obs.ask(
+        "B's second row has a field the table does not have. Does B's first row reach the table?",
         schema.copies_of("P7:1003") > 0,
     );
     let error = rejected.err().map(|e| e.to_string()).unwrap_or_default();
     summary.insert("row_errors".into(), error.into());
     let repaired = schema.append(&s, Some(3), vec![b[0].clone()]);
-    obs.check(
-        "a repaired batch is accepted at the rejected batch's offset",
+    obs.ask(
+        "The writer then sends B without its bad row, at offset 3 as before. Is it accepted there?",
         repaired.is_ok_and(|r| r.offset == Some(3)),
     );
 }

@@ -18,13 +18,10 @@ pub fn the_default_stream(obs: &mut Observation, summary: &mut Map<String, Value
         .append(&d, None, batch("A", 1000, 1003))
         .expect("retry");
     let rows_after_retry = default.positions().len();
-    obs.check(
-        "a retry on the default stream appends the rows again",
-        rows_after_retry == 6,
-    );
+    obs.ask("The writer sends batch A (three rows) to the default stream twice. Does the table then hold six rows?", rows_after_retry == 6);
     let with_offset = default.append(&d, Some(6), batch("A", 1000, 1003));
-    obs.check(
-        "the default stream accepts an explicit offset",
+    obs.ask(
+        "Does the default stream accept an AppendRows request that carries an offset?",
         with_offset.is_ok(),
     );
     let rows = rows_after_retry.into();
@@ -39,19 +36,13 @@ pub fn a_retry_at_the_same_offset(obs: &mut Observation) {
         .append(&s, Some(0), batch("A", 1000, 1003))
         .expect("A at 0");
     committed.append(&s, Some(0), batch("A", 1000, 1003)).ok();
-    obs.check(
-        "a retry at the same offset appends the rows again",
-        committed.positions().len() > 3,
-    );
+    obs.ask("On a created stream, A is appended at offset 0 (OK), then sent at offset 0 again. Does the table gain rows?", committed.positions().len() > 3);
     let impostor = committed.append(&s, Some(0), batch("Z", 9000, 9001));
     let already = |r: &Result<_, sim_writeapi::AppendError>| {
         r.as_ref()
             .is_err_and(|e| e.status.code == Code::AlreadyExists)
     };
-    obs.check(
-        "ALREADY_EXISTS proves the offset holds the retried rows",
-        !already(&impostor),
-    );
+    obs.ask("Batch Z, with other rows, is sent at offset 0, which A occupies. Does it get the same ALREADY_EXISTS as A's retry?", already(&impostor));
 }
 
 /// B after A's three rows: each candidate offset is tried on its own copy of the
@@ -81,7 +72,7 @@ pub fn offsets_count_rows(obs: &mut Observation) {
         .map_or("none", |(letter, _)| *letter);
     let answers: Vec<&str> = seen.iter().map(|(_, answer)| answer.as_str()).collect();
     let evidence = format!("B's append answered {}", answers.join("; "));
-    obs.answer("offset-of-b", accepted, evidence);
+    obs.choose("Batch A (three rows) was appended at offset 0 of stream s1. At which offset does batch B (two rows) succeed?", accepted, evidence);
     let beyond = b_at(5);
     let letter = match &beyond {
         Ok(r) if r.offset == Some(5) => "a",
@@ -95,7 +86,11 @@ pub fn offsets_count_rows(obs: &mut Observation) {
         "B at offset 5 answered {}; the table holds {rows} rows",
         code(&beyond)
     );
-    obs.answer("offset-beyond-the-end", letter, evidence);
+    obs.choose(
+        "A (three rows) is at offset 0 of s1. The writer sends B at offset 5. What happens?",
+        letter,
+        evidence,
+    );
 }
 
 /// Lost responses, a lost request, a request that lands late.
@@ -104,10 +99,7 @@ pub fn lost_and_late_requests(obs: &mut Observation) {
     let s = lost.create();
     let first = lost.append(&s, Some(0), batch("A", 1000, 1003));
     let rows_after_loss = lost.positions().len();
-    obs.check(
-        "a lost response can hide an append that happened",
-        first.as_ref().is_err_and(|e| e.status.is_indefinite()) && rows_after_loss == 3,
-    );
+    obs.ask("In another run A's append is applied but its response lost: the writer sees DEADLINE_EXCEEDED. Are A's rows in the table?", first.as_ref().is_err_and(|e| e.status.is_indefinite()) && rows_after_loss == 3);
     let retried = lost.append(&s, Some(0), batch("A", 1000, 1003));
     let letter = match retried.as_ref().map_err(|e| e.status.code) {
         Err(Code::AlreadyExists) => "a",
@@ -115,8 +107,7 @@ pub fn lost_and_late_requests(obs: &mut Observation) {
         Err(Code::OutOfRange) => "c",
         Err(_) => "d",
     };
-    obs.answer(
-        "retry-after-lost-response",
+    obs.choose("A's response is lost after the service appended it. The writer retries A at offset 0 of the same stream. What does it see?",
         letter,
         format!("the first append answered {}, the table then held {rows_after_loss} rows, the retry answered {}", code(&first), code(&retried)),
     );
@@ -127,10 +118,7 @@ pub fn lost_and_late_requests(obs: &mut Observation) {
     for _ in 0..3 {
         let _ = twice.append(&s, Some(0), batch("A", 1000, 1003));
     }
-    obs.check(
-        "a third attempt at the same offset keeps A once",
-        twice.most_copies() == 1 && twice.positions().len() == 3,
-    );
+    obs.ask("Two faults: A's append is applied and its response lost, then the retry at offset 0 is lost on the way; a third attempt at offset 0 gets through. Does the table hold A exactly once?", twice.most_copies() == 1 && twice.positions().len() == 3);
     // A crash after SENT, before the request left: the next process sends at offset 0.
     let mut unsent = Client::new();
     let s = unsent.create();
@@ -142,7 +130,7 @@ pub fn lost_and_late_requests(obs: &mut Observation) {
         Err(_) => "d",
     };
     let evidence = format!("the resend answered {}", code(&resent));
-    obs.answer("resend-after-a-crash-before-the-append", letter, evidence);
+    obs.choose("A writer journals A as SENT at s1@0 and crashes before its AppendRows leaves. The next process sends A at offset 0 of s1. What does it get?", letter, evidence);
     late_originals(obs);
 }
 
@@ -164,10 +152,7 @@ fn late_originals(obs: &mut Observation) {
     let created = copies(None);
     let default_name = stream_name(super::TABLE, DEFAULT_STREAM);
     let default = copies(Some(&default_name));
-    obs.check(
-        "a delayed original and its retry put A in the table twice",
-        created.0 > 1,
-    );
+    obs.ask("A's request is delayed: the writer sees DEADLINE_EXCEEDED and retries at offset 0, and the delayed original arrives too. Does the table end with A twice?", created.0 > 1);
     let letter = match (default.0, created.0) {
         (1, 1) => "a",
         (2, 1) => "b",
@@ -175,8 +160,7 @@ fn late_originals(obs: &mut Observation) {
         (1, 2) => "d",
         _ => "none of these",
     };
-    obs.answer(
-        "late-original-copies",
+    obs.choose("The delayed original and the retry, once on the default stream (no offset) and once on a created stream (offset 0): how many copies of P7:1000 end up in each?",
         letter,
         format!("default stream: {} copies (the first answered {}, the retry {}); created stream: {} copies (first {}, retry {})", default.0, default.1, default.2, created.0, created.1, created.2),
     );

@@ -23,16 +23,10 @@ fn committed_without_a_response(b: &mut Batch) -> ([String; 2], u64) {
 pub fn a_lost_commit_response(obs: &mut Observation) {
     let mut b = Batch::with_next_commit(Fate::AppliedResponseLost);
     let (group, row_count_before) = committed_without_a_response(&mut b);
-    obs.check(
-        "a lost commit response can hide a commit that happened",
-        b.visible() == 5,
-    );
+    obs.ask("In a third run the commit's response is lost: the coordinator sees DEADLINE_EXCEEDED. Are the five rows visible?", b.visible() == 5);
     let retry = b.commit(&group);
     let visible_after_retry = b.visible();
-    obs.check(
-        "retrying the same commit commits the streams a second time",
-        visible_after_retry > 5,
-    );
+    obs.ask("The coordinator sends the same BatchCommitWriteStreams again. Does the table show more than five rows afterwards?", visible_after_retry > 5);
     let first_time = b.api.get_write_stream(&group[0]).expect("get").commit_time;
     let already = |r: &BatchCommitWriteStreamsResponse| {
         let code = |e: &StorageError| e.code == StorageErrorCode::StreamAlreadyCommitted;
@@ -53,8 +47,7 @@ pub fn a_lost_commit_response(obs: &mut Observation) {
         ),
         Err(e) => e.to_string(),
     };
-    obs.answer(
-        "retry-after-lost-commit",
+    obs.choose("In the third run (commit applied, response lost) the coordinator sends the same BatchCommitWriteStreams again. What does it get back?",
         letter,
         format!("the retry answered {seen}; the table shows {visible_after_retry} rows"),
     );
@@ -66,8 +59,7 @@ pub fn a_lost_commit_response(obs: &mut Observation) {
         (false, true) => "b",
         (false, false) => "c",
     };
-    obs.answer(
-        "how-to-know-committed",
+    obs.choose("After that lost response, which call tells the coordinator whether the group was committed?",
         letter,
         format!("GetWriteStream shows commit_time {first_time:?}; FinalizeWriteStream answered row_count {row_count_before} before the commit and {finalize_again:?} after it"),
     );
@@ -82,10 +74,7 @@ pub fn replacement_streams(obs: &mut Observation) {
     b.finalize(&r1).expect("finalize");
     b.finalize(&r2).expect("finalize");
     let replaced = b.commit(&[r1, r2]).expect("commit replacements");
-    obs.check(
-        "replacement streams with the replayed ranges duplicate the rows",
-        replaced.stream_errors.is_empty() && b.most_copies() == 2,
-    );
+    obs.ask("In a fourth run, after the same lost response, the coordinator creates two new streams, appends W1's and W2's ranges to them, finalizes and commits them. Does some source position appear twice in the table?", replaced.stream_errors.is_empty() && b.most_copies() == 2);
     // The variation: keep W1's stream, replace W2's only.
     let mut b = Batch::with_next_commit(Fate::AppliedResponseLost);
     let ([s1, _], _) = committed_without_a_response(&mut b);
@@ -93,8 +82,7 @@ pub fn replacement_streams(obs: &mut Observation) {
     b.finalize(&s3).expect("finalize");
     let mixed = b.commit(&[s1, s3]).expect("commit");
     let visible = b.visible();
-    obs.answer(
-        "rows-after-partial-replacement",
+    obs.choose("After the lost response (the group [s1, s2] was committed), the coordinator keeps s1 but replaces W2's stream: it appends W2's range to a new stream s3, finalizes it and commits [s1, s3]. How many rows does the table show?",
         match visible {
             8 => "a",
             5 => "b",
@@ -119,8 +107,7 @@ pub fn a_commit_lost_before_it_was_applied(obs: &mut Observation) {
     let seen: Vec<Option<u64>> = (group.iter())
         .map(|s| b.api.get_write_stream(s).expect("get").commit_time)
         .collect();
-    obs.answer(
-        "inspection-after-a-lost-request",
+    obs.choose("In the fifth run (the commit request lost before it reached the service) a new coordinator process finds COMMITTING in its journal and calls GetWriteStream on s1 and s2. What does it see?",
         match seen.as_slice() {
             [None, None] => "a",
             [Some(_), Some(_)] => "b",
@@ -133,8 +120,5 @@ pub fn a_commit_lost_before_it_was_applied(obs: &mut Observation) {
         ),
     );
     let again = b.commit(&group).expect("commit again");
-    obs.check(
-        "a commit lost before it was applied can be sent again",
-        again.stream_errors.is_empty() && b.visible() == 5,
-    );
+    obs.ask("In a fifth run the commit request is lost before it reaches the service (DEADLINE_EXCEEDED, nothing committed). The coordinator sends the same commit again. Are the five rows visible after it?", again.stream_errors.is_empty() && b.visible() == 5);
 }

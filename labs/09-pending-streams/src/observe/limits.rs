@@ -14,10 +14,7 @@ pub fn the_time_limits(obs: &mut Observation, summary: &mut Map<String, Value>) 
     b.finalize(&s1).expect("finalize");
     b.sim.advance(5 * HOUR);
     let late = b.commit(std::slice::from_ref(&s1)).expect("commit");
-    obs.check(
-        "a finalized stream can be committed after five hours",
-        late.stream_errors.is_empty(),
-    );
+    obs.ask("W1's stream is finalized and committed five simulated hours later. Is the commit accepted?", late.stream_errors.is_empty());
     let hours = FINALIZED_BUFFER_LIMIT / HOUR;
     summary.insert("finalized_buffer_limit_hours".into(), hours.into());
 
@@ -28,10 +25,7 @@ pub fn the_time_limits(obs: &mut Observation, summary: &mut Map<String, Value>) 
     b.finalize(&s1).expect("finalize");
     b.sim.advance(3 * HOUR);
     let day_old = b.commit(std::slice::from_ref(&s1)).expect("commit");
-    obs.check(
-        "a stream finalized three hours before its commit can be a day old",
-        day_old.stream_errors.is_empty(),
-    );
+    obs.ask("W1's stream is created, left open for 22 hours, then finalized, and committed three hours later, 25 hours after its creation. Is the commit accepted?", day_old.stream_errors.is_empty());
 
     // W1 finalized at hour 0, W2 at hour 3, the group committed at hour 5.
     let mut b = Batch::new();
@@ -52,8 +46,7 @@ pub fn the_time_limits(obs: &mut Observation, summary: &mut Map<String, Value>) 
         (Some(_), _, _) => "c",
         _ => "d",
     };
-    obs.answer(
-        "staggered-finalize",
+    obs.choose("W1's stream is finalized at hour 0, W2's at hour 3, and the group is committed at hour 5. What does the commit answer?",
         letter,
         format!(
             "the commit answered commit_time {:?} and stream_errors {:?} ({} of them); the table shows {} rows",

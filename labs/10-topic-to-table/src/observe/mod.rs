@@ -90,37 +90,31 @@ fn summary(r: &Runs) -> serde_json::Value {
 
 /// The three pipelines under the same seed.
 fn pipelines(obs: &mut Observation, r: &Runs) {
-    obs.check(
-        "a producer that writes outside the table transaction loses no message",
-        r.outside.signals.lost == 0 && r.outside.audit.exactly_once(),
+    obs.ask(
+        "Under the seed, does the producer using the plain writer lose any message?",
+        r.outside.signals.lost > 0 || !r.outside.audit.missing.is_empty(),
     );
-    obs.check(
-        "a consumer that commits its offset when it reads loses no message",
+    obs.ask(
+        "With the offset committed at read, does the validator see all 240 messages?",
         r.offset_at_read.signals.lost == 0 && r.offset_at_read.audit.exactly_once(),
     );
     let one_tx = &r.one_tx;
-    obs.check(
-        "a consumer with the offset and the sink rows in one transaction loses no message",
-        one_tx.signals.lost == 0 && one_tx.audit.missing.is_empty(),
+    obs.ask(
+        "With one transaction at each end, is any message lost?",
+        one_tx.signals.lost > 0 || !one_tx.audit.missing.is_empty(),
     );
 }
 
 /// Rollbacks, redeliveries and the reader session.
 fn redelivery(obs: &mut Observation, r: &Runs) {
-    obs.check(
-        "a rolled-back consumer transaction gets the same messages again",
+    obs.ask(
+        "In that run, is any message handed to the consumer twice?",
         r.one_tx.signals.redelivered > 0,
     );
     let (first_read, second_read) = reads_while_uncommitted();
-    obs.check(
-        "a reader session delivers the messages after a batch that is not committed yet",
-        match (first_read.last(), second_read.first()) {
-            (Some(last), Some(next)) => *next == last + 1,
-            _ => false,
-        },
-    );
-    obs.check(
-        "a redelivered message is committed to the sink a second time",
+    obs.ask("A transaction reads offsets 0-1 and stays open. Does the next read through the same session return 0-1 again?", second_read == first_read);
+    obs.ask(
+        "Is any message handed out again after a rollback committed to the sink twice?",
         r.one_tx.offsets_fed_twice > 0,
     );
 }
@@ -128,26 +122,26 @@ fn redelivery(obs: &mut Observation, r: &Runs) {
 /// Lock conflicts, the retry loop and unknown outcomes.
 fn conflicts(obs: &mut Observation, r: &Runs) {
     let (one_tx, s) = (&r.one_tx, &r.one_tx.signals);
-    obs.check(
-        "lock conflicts on hot rows abort transactions",
+    obs.ask(
+        "In the one-transaction run, is any commit ABORTED with locks invalidated?",
         s.aborts > 0,
     );
-    obs.check(
-        "the retry loop absorbs the aborts: every message arrives exactly once",
+    obs.ask(
+        "Does the audit find every committed message in the sink once?",
         s.aborts > 0 && s.lost == 0 && one_tx.audit.exactly_once() && one_tx.drained,
     );
-    obs.check(
-        "more hot rows cause more aborts",
+    obs.ask(
+        "Eight producers over eight hot rows instead of one: more aborts?",
         r.aborts_eight_rows > r.aborts_one_row,
     );
-    obs.check(
-        "an aborted producer transaction leaves a gap in its sequence",
+    obs.ask(
+        "Does an aborted producer commit leave a gap in its seq_nos?",
         s.aborts > 0 && s.lost > 0,
     );
     let unavailable_applied = unavailable_commits_applied();
-    obs.check(
-        "a commit that answers UNAVAILABLE applied nothing",
-        unavailable_applied.iter().all(|applied| !applied),
+    obs.ask(
+        "Was any consumer commit that answered UNAVAILABLE applied?",
+        unavailable_applied.iter().any(|applied| *applied),
     );
 }
 
@@ -160,7 +154,7 @@ fn consumer_variations(obs: &mut Observation) {
         (true, _) => "a",
     };
     let seen = format!("T2 committed: {committed}; the next read starts at offset {next}");
-    obs.answer("second-transaction-on-one-session", letter, seen);
+    obs.choose("T1 reads offsets 0-1; while it is open, T2 reads 2-3 through the same session. T1 rolls back, then T2 commits. What happens?", letter, seen);
     let fed = unknown_commit_taken_for_a_failure();
     let letter = match fed {
         0 => "b",
@@ -168,15 +162,14 @@ fn consumer_variations(obs: &mut Observation) {
         _ => "c",
     };
     let seen = format!("the validator was fed 0#1 {fed} time(s)");
-    obs.answer("unknown-commit-taken-for-a-failure", letter, seen);
+    obs.choose("A consumer commit of 0#1 and 0#2 is applied but answers UNAVAILABLE; the application takes it for a failure and retries. How often does the validator see 0#1?", letter, seen);
     let rows = two_consumer_groups();
     let letter = match rows {
         6 => "a",
         12 => "b",
         _ => "c",
     };
-    obs.answer(
-        "two-consumer-groups",
+    obs.choose("Two consumer groups, each with its own offsets, drain the same six messages into one sink keyed by (writer_id, seq_no). How many rows?",
         letter,
         format!("{rows} rows in the sink"),
     );
@@ -191,15 +184,14 @@ fn producer_variations(obs: &mut Observation) {
         _ => "b",
     };
     let seen = format!("{copies} copies in the topic, {rows} row(s) in the sink");
-    obs.answer("copies-after-two-faults", letter, seen);
+    obs.choose("A producer commit is applied but answers UNAVAILABLE; the retry is ABORTED; the next retry commits (automatic seq_no). Copies in the topic, rows in the sink?", letter, seen);
     let held = seq_no_moved_in_the_body();
     let letter = match held.as_slice() {
         [2, 3] => "a",
         [1, 2] => "b",
         _ => "c",
     };
-    obs.answer(
-        "seq-no-moved-in-the-body",
+    obs.choose("A producer moves next_seq_no inside the body. Its first commit is ABORTED, the retry commits, then a second message commits. Which seq_nos are in the topic?",
         letter,
         format!("the topic holds {held:?}"),
     );
@@ -210,7 +202,7 @@ fn producer_variations(obs: &mut Observation) {
         _ => "c",
     };
     let seen = format!("{copies} copies in the topic");
-    obs.answer("explicit-seq-no", letter, seen);
+    obs.choose("With an explicit seq_no (auto_seqno off), a commit is applied but answers UNDETERMINED; the retry commits the same seq_no. Copies in the topic?", letter, seen);
 }
 
 /// Runs the observe phase.

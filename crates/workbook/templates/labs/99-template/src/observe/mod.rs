@@ -1,7 +1,7 @@
 //! The observe phase: the sender delivers m1 to a receiver that applies whatever arrives,
 //! over a network that loses a response or a request, and retries with the same message
-//! id. One function per section; every verdict and answer is computed from what the code
-//! just did, and the answer keys live in lab.toml.
+//! id. One function per section; every answer is computed from what the code just did and
+//! recorded under its question, quoted word for word from lab.toml, where the keys live.
 
 use crate::world::{Delivery, Ledger, Receiver, Seen, Sender, messages};
 use labkit::fault::Fate;
@@ -51,13 +51,13 @@ pub fn run() -> Report {
 /// The first attempt's response is lost; and, to compare, its request instead.
 fn lost_response(obs: &mut Observation, m1: &Delivery) {
     let (seen, effects) = attempts(m1, &[Fate::AppliedResponseLost]);
-    obs.check(
-        "the effect exists although its response was lost",
+    obs.ask(
+        "After the response to m1's first attempt is lost, does the ledger hold an effect of m1?",
         effects == 1,
     );
     let (seen_when_the_request_is_lost, _) = attempts(m1, &[Fate::NotApplied]);
-    obs.check(
-        "the sender can tell a lost response from a lost request",
+    obs.ask(
+        "Can the sender tell, from what it saw, whether its first attempt took effect?",
         seen != seen_when_the_request_is_lost,
     );
 }
@@ -65,12 +65,12 @@ fn lost_response(obs: &mut Observation, m1: &Delivery) {
 /// The sender retries after a lost response; and, a variation, after a lost request.
 fn retry(obs: &mut Observation, m1: &Delivery) {
     let (_, effects) = attempts(m1, &[Fate::AppliedResponseLost, Fate::Ok]);
-    obs.check("the retry is applied as a second effect", effects == 2);
-    let (_, effects) = attempts(m1, &[Fate::NotApplied, Fate::Ok]);
-    obs.check(
-        "a retry after a lost request leaves one effect",
+    obs.ask(
+        "After the sender retries m1, does the ledger hold a single effect of m1?",
         effects == 1,
     );
+    let (_, effects) = attempts(m1, &[Fate::NotApplied, Fate::Ok]);
+    obs.ask("Had the first attempt's request been lost instead of its response, would the ledger hold a single effect of m1 after the retry?", effects == 1);
 }
 
 /// A variation: two lost responses, then an acknowledged attempt. Returns the effects.
@@ -87,8 +87,7 @@ fn three_attempts(obs: &mut Observation, m1: &Delivery) -> usize {
         3 => "c",
         _ => "none of the options",
     };
-    obs.answer(
-        "effects-after-three-attempts",
+    obs.choose("The responses to m1's first two attempts are lost and the third is acknowledged. How many effects of m1 does the ledger hold?",
         answer,
         format!("the ledger holds {effects} effect(s) of m1"),
     );
