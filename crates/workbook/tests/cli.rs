@@ -131,8 +131,12 @@ fn running_without_any_prediction_asks_for_them_first() {
     );
     let template = std::fs::read_to_string(root.join("labs/01-outbox/predictions.txt")).unwrap();
     assert!(
-        template.contains("unsafe-attempt-aborts = ?"),
-        "the template is written for the learner"
+        template.contains("\nq01 = ?"),
+        "the template is written for the learner: {template}"
+    );
+    assert!(
+        !template.contains("unsafe-attempt-aborts"),
+        "an item is named by its place, not by its claim: {template}"
     );
 }
 
