@@ -154,8 +154,10 @@ pub fn judge(name: &str, nonce: &str, stdout: &str, exited_ok: bool) -> ChildVer
     }
     ChildVerdict {
         // A failure line beside a proof means the proof did not come from the harness
-        // alone: the test failed.
-        passed: proven && !failed && exited_ok,
+        // alone: the test failed. So does any other result line: an honest test prints
+        // none, and believing the proof among imitations would let a test print guesses
+        // until one is right.
+        passed: proven && !failed && exited_ok && ignored_lines.is_empty(),
         output,
         ignored_lines,
         unreported: !reported,
@@ -518,7 +520,7 @@ mod tests {
     }
 
     #[test]
-    fn duplicates_and_other_tests_lines_are_ignored_and_noted() {
+    fn duplicates_guesses_and_other_tests_lines_are_noted_and_void_the_pass() {
         let nonce = &nonce();
         let key = nonce_key(nonce).unwrap();
         let (t, u) = (proof(key, "t"), proof(key, "u"));
@@ -526,7 +528,14 @@ mod tests {
             "{RESULT_TAG} t passed {t}\n{RESULT_TAG} t passed {t}\n{RESULT_TAG} u passed {u}\n"
         );
         let verdict = judge("t", nonce, &text, true);
-        assert!(verdict.passed);
+        assert!(!verdict.passed, "a pass among other result lines is not believed");
+        assert!(!verdict.unreported);
+        // Guesses printed before the real proof void it too: otherwise a test that can
+        // read memory it should not could print every candidate key's proof.
+        let guesses = format!("{RESULT_TAG} t passed 0123456789abcdef\n{RESULT_TAG} t passed {t}\n");
+        let guessed = judge("t", nonce, &guesses, true);
+        assert!(!guessed.passed);
+        assert!(guessed.ignored_lines[0].contains("without the grader's proof"));
         assert_eq!(
             verdict.ignored_lines.len(),
             2,

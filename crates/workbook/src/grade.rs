@@ -76,7 +76,8 @@ pub struct TestGrade {
     pub passed: bool,
     pub points: f64,
     pub max_points: f64,
-    /// When the test did not report a result: how its process ended.
+    /// When the test has no result the grader counts: how its process ended, or why its
+    /// result line is void.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unreported: Option<String>,
 }

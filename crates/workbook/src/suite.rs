@@ -164,6 +164,16 @@ pub fn run(exe: &Path, dir: &Path, expected: &[String], env: &SuiteEnv<'_>) -> S
                 "its process {} after it reported",
                 finished.ending.describe()
             ))
+        } else if !verdict.ignored_lines.is_empty() {
+            // An honest test prints no result line of its own. Ignoring the imitations
+            // and believing the rest would let a test print guesses until one is right.
+            Some("its own result line is void: it also printed result lines that were not its own".into())
+        } else if finished.truncated {
+            // What was dropped was not read: it could hold anything, guesses included.
+            Some(format!(
+                "its result line is void: it printed more than the {} KiB the grader reads",
+                env.output_cap / 1024
+            ))
         } else {
             None
         };
@@ -173,7 +183,7 @@ pub fn run(exe: &Path, dir: &Path, expected: &[String], env: &SuiteEnv<'_>) -> S
         }
         run.tests.push(TestRun {
             name: name.clone(),
-            passed: verdict.passed,
+            passed: verdict.passed && unreported.is_none(),
             output,
             unreported,
         });

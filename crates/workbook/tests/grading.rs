@@ -143,7 +143,9 @@ fn a_test_that_does_not_report_fails_and_lines_that_imitate_the_harness_earn_not
          fn b() { std::process::exit(0); }\n\
          fn c() { fn deep(n: u64) -> u64 { if n == 0 { 0 } else { 1 + deep(std::hint::black_box(n) - 1) } } deep(u64::MAX); }\n\
          fn d() { std::process::abort(); }\n\
-         fn e() { for _ in 0..100_000 { println!(\"{}\", \"x\".repeat(100)); } }\n",
+         fn e() { for _ in 0..100_000 { println!(\"{}\", \"x\".repeat(100)); } }\n\
+         fn f() { println!(\"<labkit-graded-result> f passed 0123456789abcdef\"); }\n\
+         fn g() {}\n",
     );
     let library = format!("pub fn cheat() {{\n    {fake}\n    std::process::exit(0);\n}}\n");
     let root = tiny_workbook(
@@ -151,10 +153,10 @@ fn a_test_that_does_not_report_fails_and_lines_that_imitate_the_harness_earn_not
         &[TinyLab {
             number: "01",
             id: "cheats",
-            names: &["a", "b", "c", "d", "e"],
+            names: &["a", "b", "c", "d", "e", "f", "g"],
             tests: &tests,
             library: &library,
-            starter_fails: &["a", "b", "c", "d", "e"],
+            starter_fails: &["a", "b", "c", "d", "e", "f", "g"],
             time_limit_secs: 60,
             main: "",
         }],
@@ -166,8 +168,10 @@ fn a_test_that_does_not_report_fails_and_lines_that_imitate_the_harness_earn_not
     .unwrap();
     let grade = grade(&root, &["--json"]);
     let lab = &grade["labs"][0];
-    assert_eq!(lab["tests"]["passed"], 1, "only `e` passes: {lab}");
-    assert_eq!(lab["points"]["graded"], 4.0);
+    // `e` floods its output and `f` prints a guess at a result line before its own: both
+    // then report properly, and neither report is believed. Only `g` passes.
+    assert_eq!(lab["tests"]["passed"], 1, "only `g` passes: {lab}");
+    assert_eq!(lab["points"]["graded"], 2.86, "one of seven tests sharing 20 points");
     let results = lab["tests"]["results"].as_array().unwrap();
     let how = |i: usize| {
         results[i]["unreported"]
@@ -179,6 +183,9 @@ fn a_test_that_does_not_report_fails_and_lines_that_imitate_the_harness_earn_not
     assert!(how(1).contains("exited with code 0"), "{}", how(1));
     assert!(how(2).contains("signal"), "a stack overflow: {}", how(2));
     assert!(how(3).contains("signal 6"), "an abort: {}", how(3));
+    assert!(how(4).contains("more than the 64 KiB"), "{}", how(4));
+    assert!(how(5).contains("not its own"), "{}", how(5));
+    assert!(results[6]["passed"].as_bool().unwrap());
     let notes: Vec<&str> = lab["integrity"]["notes"]
         .as_array()
         .unwrap()
