@@ -528,11 +528,15 @@ mod tests {
             "{RESULT_TAG} t passed {t}\n{RESULT_TAG} t passed {t}\n{RESULT_TAG} u passed {u}\n"
         );
         let verdict = judge("t", nonce, &text, true);
-        assert!(!verdict.passed, "a pass among other result lines is not believed");
+        assert!(
+            !verdict.passed,
+            "a pass among other result lines is not believed"
+        );
         assert!(!verdict.unreported);
         // Guesses printed before the real proof void it too: otherwise a test that can
         // read memory it should not could print every candidate key's proof.
-        let guesses = format!("{RESULT_TAG} t passed 0123456789abcdef\n{RESULT_TAG} t passed {t}\n");
+        let guesses =
+            format!("{RESULT_TAG} t passed 0123456789abcdef\n{RESULT_TAG} t passed {t}\n");
         let guessed = judge("t", nonce, &guesses, true);
         assert!(!guessed.passed);
         assert!(guessed.ignored_lines[0].contains("without the grader's proof"));

@@ -261,13 +261,12 @@ fn findings(tokens: &[(Token, usize)]) -> Vec<(Rule, usize)> {
             }
             Token::Punct(';', _) => in_use = false,
             // `&'a &'b`: a reference to a reference, both lifetimes named.
-            Token::Punct('&', _) => {
+            Token::Punct('&', _)
                 if at(i + 1) == Some(&Token::Lifetime)
                     && is_punct(i + 2, '&')
-                    && at(i + 3) == Some(&Token::Lifetime)
-                {
-                    found.push((Rule::SoundnessShape, line));
-                }
+                    && at(i + 3) == Some(&Token::Lifetime) =>
+            {
+                found.push((Rule::SoundnessShape, line));
             }
             // An attribute: `#[name …]` or `#![name …]`.
             Token::Punct('#', _) => {
@@ -284,10 +283,10 @@ fn findings(tokens: &[(Token, usize)]) -> Vec<(Rule, usize)> {
                     }
                 }
             }
-            Token::Literal(text) => {
-                if ["/proc", "/dev/", "/sys/"].iter().any(|p| text.contains(p)) {
-                    found.push((Rule::SystemPath, line));
-                }
+            Token::Literal(text)
+                if ["/proc", "/dev/", "/sys/"].iter().any(|p| text.contains(p)) =>
+            {
+                found.push((Rule::SystemPath, line));
             }
             _ => {}
         }

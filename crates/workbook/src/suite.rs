@@ -167,7 +167,10 @@ pub fn run(exe: &Path, dir: &Path, expected: &[String], env: &SuiteEnv<'_>) -> S
         } else if !verdict.ignored_lines.is_empty() {
             // An honest test prints no result line of its own. Ignoring the imitations
             // and believing the rest would let a test print guesses until one is right.
-            Some("its own result line is void: it also printed result lines that were not its own".into())
+            Some(
+                "its own result line is void: it also printed result lines that were not its own"
+                    .into(),
+            )
         } else if finished.truncated {
             // What was dropped was not read: it could hold anything, guesses included.
             Some(format!(

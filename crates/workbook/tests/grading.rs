@@ -171,7 +171,10 @@ fn a_test_that_does_not_report_fails_and_lines_that_imitate_the_harness_earn_not
     // `e` floods its output and `f` prints a guess at a result line before its own: both
     // then report properly, and neither report is believed. Only `g` passes.
     assert_eq!(lab["tests"]["passed"], 1, "only `g` passes: {lab}");
-    assert_eq!(lab["points"]["graded"], 2.86, "one of seven tests sharing 20 points");
+    assert_eq!(
+        lab["points"]["graded"], 2.86,
+        "one of seven tests sharing 20 points"
+    );
     let results = lab["tests"]["results"].as_array().unwrap();
     let how = |i: usize| {
         results[i]["unreported"]
