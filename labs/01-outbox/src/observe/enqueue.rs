@@ -1,108 +1,114 @@
 //! Section 2: the order and its intent in one transaction, and the identity check.
 
 use super::lab::{LabError, OutboxLab, Result, is};
+use super::variants::{after_section_1, after_section_2};
 use labkit::Observation;
-use rusqlite::OptionalExtension;
 
 pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
-    let enqueue = lab.enqueue("S1", 120, true);
+    let changes_before = lab.db.total_changes();
+    let first = lab.enqueue("S1", 120, true);
+    let nothing_written = lab.db.total_changes() == changes_before;
     obs.ask(
-        "`enqueue` runs for S1 (120) with the failure. Does it succeed?",
-        enqueue.is_ok(),
+        "Section 2's first `enqueue`: does the failure strike before `enqueue` executes any INSERT?",
+        nothing_written && is(&first, |e| matches!(e, LabError::Injected(_))),
     );
     obs.ask(
-        "After that failed enqueue, is there an S1 row in `orders`?",
-        lab.order_count("S1")? > 0,
+        "After section 2's first `enqueue`, does `orders` hold exactly one row?",
+        lab.count("orders")? == 1,
     );
     obs.ask(
-        "After that failed enqueue, is there an S1 row in `outbox`?",
-        lab.outbox_count("S1")? > 0,
+        "After section 2's first `enqueue`, do `orders` and `outbox` hold as many rows as each other?",
+        lab.count("orders")? == lab.count("outbox")?,
     );
     obs.ask(
-        "Enqueued again without the failure, does S1 come back `created`?",
+        "Section 2's second `enqueue`: does it answer `created`?",
         lab.enqueue("S1", 120, false)? == "created",
     );
-    let both: Option<(i64, i64)> = lab
-        .db
-        .query_row(
-            "SELECT o.amount, x.amount FROM orders o JOIN outbox x USING (id) WHERE id = 'S1'",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
     obs.ask(
-        "Do `orders` and `outbox` now both hold S1 with 120?",
-        both == Some((120, 120)),
+        "After section 2's second `enqueue`, does joining `orders` and `outbox` on `id` give exactly one row?",
+        lab.count("orders JOIN outbox USING (id)")? == 1,
+    );
+    let third = lab.enqueue("S1", 120, false);
+    obs.ask(
+        "Section 2's third `enqueue`: does it return an error?",
+        third.is_err(),
+    );
+    let fourth = lab.enqueue("S1", 121, false);
+    obs.ask(
+        "Section 2's fourth `enqueue`: does it answer `existing`?",
+        matches!(fourth, Ok("existing")),
     );
     obs.ask(
-        "S1 (120) is enqueued once more. Does `enqueue` answer `created`?",
-        lab.enqueue("S1", 120, false)? == "created",
+        "After section 2, does `outbox` still hold S1 with the amount of section 2's first `enqueue`?",
+        lab.intent_amount("S1")? == 120,
     );
-    let collision = lab.enqueue("S1", 121, false);
-    obs.ask(
-        "S1 is then enqueued with 121. Is it refused?",
-        is(&collision, |e| matches!(e, LabError::DifferentIntent)),
-    );
-    obs.ask(
-        "After that refusal, does the outbox hold 121 for S1?",
-        lab.intent_amount("S1")? == 121,
-    );
-    failure_after_the_identity_exists(lab, obs);
-    unsafe_order_moved_to_the_outbox(lab, obs)?;
-    two_transactions(obs)
+    collision_with_the_failure(obs)?;
+    unsafe_order_moved_to_the_outbox(obs)?;
+    two_transactions_rerun(obs)
 }
 
-/// S1 exists; an enqueue of S1 with the injected failure runs.
-fn failure_after_the_identity_exists(lab: &mut OutboxLab, obs: &mut Observation) {
-    let answer = match lab.enqueue("S1", 120, true) {
+/// A fresh lab after section 2: S1 with another amount, and the injected failure.
+fn collision_with_the_failure(obs: &mut Observation) -> Result<()> {
+    let mut lab = after_section_2()?;
+    let result = lab.enqueue("S1", 121, true);
+    let answer = match &result {
         Err(LabError::Injected(_)) => "a",
-        Ok("created") => "b",
-        Ok("existing") => "c",
-        _ => "?",
-    };
-    obs.choose("Variation: S1 (120) exists. `enqueue(\"S1\", 120, abort = true)` runs. What does it return?",
-        answer,
-        format!("enqueue answered ({answer})"),
-    );
-}
-
-/// U1, committed by the unsafe path, is enqueued and relayed.
-fn unsafe_order_moved_to_the_outbox(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
-    let enqueued = lab.enqueue("U1", 80, false);
-    let relayed = lab.relay("U1", false);
-    let no_intent = is(&relayed, |e| matches!(e, LabError::NoIntent));
-    let answer = match (&enqueued, no_intent) {
-        (Ok("created"), false) => "a",
-        (Ok("existing"), false) => "b",
-        (Err(LabError::DifferentIntent), _) => "c",
-        (Ok("existing"), true) => "d",
+        Ok("existing") => "b",
+        Ok("created") => "c",
+        Err(LabError::DifferentIntent) => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: after section 1, `enqueue(\"U1\", 80)`, then `relay(\"U1\")`. What happens?",
+        "Variation: after section 2, `enqueue(\"S1\", 121, abort = true)` runs. What does it return?",
+        answer,
+        format!("enqueue returned {result:?}"),
+    );
+    Ok(())
+}
+
+/// A fresh lab after section 1: U1, committed by the unsafe path, is enqueued and relayed.
+fn unsafe_order_moved_to_the_outbox(obs: &mut Observation) -> Result<()> {
+    let mut lab = after_section_1()?;
+    let enqueued = lab.enqueue("U1", 80, false);
+    let relayed = lab.relay("U1", false);
+    let no_intent = is(&relayed, |e| matches!(e, LabError::NoIntent));
+    let answer = match (&enqueued, &relayed) {
+        (Ok("existing"), _) if no_intent => "a",
+        (Ok("created"), Ok("applied")) => "b",
+        (Ok("existing"), Ok("applied")) => "c",
+        (Err(LabError::DifferentIntent), _) if no_intent => "d",
+        _ => "?",
+    };
+    obs.choose(
+        "Variation: after section 1, `enqueue(\"U1\", 80)` runs, then `relay(\"U1\")`. What do they return?",
         answer,
         format!("enqueue answered {enqueued:?}, the relay answered {relayed:?}"),
     );
     Ok(())
 }
 
-/// A fresh lab: S4's order and intent in two transactions, a failure between them.
-fn two_transactions(obs: &mut Observation) -> Result<()> {
+/// A fresh lab: S4's order and intent as two autocommit INSERTs, a failure between them;
+/// the same write runs again, then the relay.
+fn two_transactions_rerun(obs: &mut Observation) -> Result<()> {
     let mut lab = OutboxLab::new()?;
     let _ = lab.enqueue_in_two_transactions("S4", 120, true);
+    let kept = lab.order_count("S4")?;
+    let rerun = lab.enqueue_in_two_transactions("S4", 120, false);
     let relayed = lab.relay("S4", false);
-    let rows = lab.order_count("S4")?;
-    let calls = lab.receiver.calls.len();
+    let key_error = is(&rerun, |e| matches!(e, LabError::Sql(_)));
     let no_intent = is(&relayed, |e| matches!(e, LabError::NoIntent));
-    let answer = match (calls, no_intent, rows) {
-        (1, _, _) => "a",
-        (0, true, 1) => "b",
-        (0, true, 0) => "c",
+    let rows = lab.order_count("S4")?;
+    let answer = match (key_error, no_intent, kept) {
+        (false, false, 1) => "a",
+        (false, false, 0) => "b",
+        (true, true, 1) => "c",
+        (true, false, _) => "d",
         _ => "?",
     };
-    obs.choose("Variation: S4's order and intent are written in two transactions; the failure strikes between them. Then the relay runs S4. What does it find?",
+    obs.choose(
+        "Variation: on a fresh database, S4 (120) is written as two autocommit INSERTs, order then intent, with no lookup; the failure strikes between them. The same write runs again without the failure, then the relay runs S4. What happens?",
         answer,
-        format!("{rows} order row(s) for S4, the relay answered {relayed:?}, {calls} call(s)"),
+        format!("the rerun returned {rerun:?}; the relay {relayed:?}; {rows} order row(s) for S4"),
     );
     Ok(())
 }

@@ -148,6 +148,12 @@ impl OutboxLab {
     }
     // ANCHOR_END: relay
 
+    /// `count(*)` over `from`: a table or a join, with or without a `WHERE` clause.
+    pub fn count(&self, from: &str) -> Result<i64> {
+        let sql = format!("SELECT count(*) FROM {from}");
+        Ok(self.db.query_row(&sql, [], |r| r.get(0))?)
+    }
+
     pub fn order_count(&self, order_id: &str) -> Result<i64> {
         Ok(self.db.query_row(
             "SELECT count(*) FROM orders WHERE id = ?1",

@@ -2,52 +2,64 @@
 //! retries under the same identity.
 
 use super::lab::{LabError, OutboxLab, Result, is};
+use super::variants::after_section_2;
 use labkit::Observation;
 
 pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
-    let lost = lab.relay("S1", true);
+    let first = lab.relay("S1", true);
     obs.ask(
-        "The relay delivers S1 and the response is lost. Does `relay` return an error?",
-        is(&lost, |e| matches!(e, LabError::Timeout)),
-    );
-    let effects_after_timeout = lab.receiver.effects.clone();
-    obs.ask(
-        "After that timeout, does the receiver hold an effect for S1?",
-        effects_after_timeout.contains_key("S1"),
+        "Section 3's first `relay`: does it return an error?",
+        first.is_err(),
     );
     obs.ask(
-        "After that timeout, is S1 marked sent in the outbox?",
+        "After section 3's first `relay`, does `receiver.effects` hold S1?",
+        lab.receiver.effects.contains_key("S1"),
+    );
+    obs.ask(
+        "After section 3's first `relay`, is S1's `sent` flag set?",
         lab.sent("S1")?,
     );
-    let retry = lab.relay("S1", false)?;
+    let second = lab.relay("S1", false)?;
     obs.ask(
-        "The relay runs S1 again. Does the receiver answer `applied`?",
-        retry == "applied",
+        "Section 3's second `relay`: does it return `applied`?",
+        second == "applied",
     );
     let (calls, effects) = (lab.receiver.calls.len(), lab.receiver.effects.len());
     obs.ask(
-        "After that second run, has the receiver taken more calls than it holds effects?",
-        calls > effects,
+        "After section 3's second `relay`, does `receiver.calls` hold twice as many entries as `receiver.effects`?",
+        calls == 2 * effects,
     );
-    obs.ask("After that second run, is S1 marked sent?", lab.sent("S1")?);
-    lab.relay("S1", false)?;
     obs.ask(
-        "The relay runs S1 a third time. Does the receiver get a third call?",
-        lab.receiver.calls.len() > 2,
+        "After section 3's second `relay`, does `outbox` hold an unsent row?",
+        lab.count("outbox WHERE sent = 0")? > 0,
     );
-    let answer = match (effects_after_timeout.len(), retry, effects) {
-        (0, "applied", _) => "a",
-        (1, "already-sent", 1) => "b",
-        (1, "existing", 1) => "c",
-        (_, "applied", 2) => "d",
+    let third = lab.relay("S1", false)?;
+    obs.ask(
+        "Section 3's third `relay`: does it return `existing`?",
+        third == "existing",
+    );
+    enqueued_again_after_the_timeout(obs)?;
+    super::relay_variations::observe(obs)
+}
+
+/// A fresh lab after section 2: the first relay run times out, the application runs
+/// `enqueue` for S1 again, then the relay runs S1.
+fn enqueued_again_after_the_timeout(obs: &mut Observation) -> Result<()> {
+    let mut lab = after_section_2()?;
+    let timed_out = is(&lab.relay("S1", true), |e| matches!(e, LabError::Timeout));
+    let enqueued = lab.enqueue("S1", 120, false);
+    let relayed = lab.relay("S1", false);
+    let answer = match (&enqueued, &relayed) {
+        (Ok("created"), Ok("applied")) => "a",
+        (Ok("existing"), Ok("existing")) if timed_out => "b",
+        (Ok("existing"), Ok("already-sent")) => "c",
+        (Ok("existing"), Ok("applied")) => "d",
         _ => "?",
     };
-    obs.choose("After the lost response, the relay runs S1 again. What does the receiver hold, and what does the retry get?",
+    obs.choose(
+        "Variation: after section 3's first run, the application reads the timeout as a failure and runs `enqueue(\"S1\", 120)` again; then the relay runs S1. What do `enqueue` and the relay return?",
         answer,
-        format!(
-            "{} effect(s) after the timeout; the retry answered `{retry}`; then {calls} call(s), {effects} effect(s)",
-            effects_after_timeout.len()
-        ),
+        format!("enqueue returned {enqueued:?}, the relay {relayed:?}"),
     );
-    super::relay_variations::observe(obs)
+    Ok(())
 }

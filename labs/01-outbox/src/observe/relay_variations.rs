@@ -1,7 +1,9 @@
 //! Variations of section 3, each on a fresh lab: more lost responses, a lost request, a
-//! relay that marks first, two relays at once, a receiver that forgets.
+//! relay that marks first (alone, then two at once), the lost response on another run, a
+//! receiver that forgets.
 
 use super::lab::{LabError, OutboxLab, Result, is};
+use super::variants::after_section_2;
 use labkit::Observation;
 
 fn enqueued(order_id: &str) -> Result<OutboxLab> {
@@ -12,125 +14,147 @@ fn enqueued(order_id: &str) -> Result<OutboxLab> {
 
 pub fn observe(obs: &mut Observation) -> Result<()> {
     lost_twice(obs)?;
-    request_lost(obs)?;
+    request_then_response_lost(obs)?;
     marked_first(obs)?;
-    two_relays(obs)?;
-    sent_then_lost(obs)?;
+    two_relays_marking_first(obs)?;
+    lost_on_the_second_run(obs)?;
     receiver_restarts(obs)
 }
 
-/// The responses of two relay runs are lost; the third run gets one.
+/// Four relay runs for S5; the responses of the first two are lost.
 fn lost_twice(obs: &mut Observation) -> Result<()> {
     let mut lab = enqueued("S5")?;
-    for lose_response in [true, true, false] {
-        let _ = lab.relay("S5", lose_response);
+    let mut last = Ok("none");
+    for lose_response in [true, true, false, false] {
+        last = lab.relay("S5", lose_response);
     }
-    let (calls, effects) = (lab.receiver.calls.len(), lab.receiver.effects.len());
-    let answer = match (calls, effects) {
-        (1, 1) => "a",
-        (3, 3) => "b",
-        (3, 1) => "c",
-        (3, 2) => "d",
+    let calls = lab.receiver.calls.len();
+    let answer = match (calls, &last) {
+        (3, Ok("already-sent")) => "a",
+        (4, Ok("existing")) => "b",
+        (1, Ok("already-sent")) => "c",
         _ => "?",
     };
-    let evidence = format!("{calls} call(s), {effects} effect(s) for S5");
-    obs.choose("Variation: two relay runs for S5 lose their responses; a third gets one. Calls and effects at the receiver?", answer, evidence);
+    obs.choose(
+        "Variation: on a fresh database, the relay runs S5 four times; the first two runs lose their responses. How many calls does the receiver log, and what does the fourth run return?",
+        answer,
+        format!("{calls} call(s); the fourth run returned {last:?}"),
+    );
     Ok(())
 }
 
-/// The request is lost before it reaches the receiver; the relay runs again.
-fn request_lost(obs: &mut Observation) -> Result<()> {
+/// S6: the first run loses the request, the second the response, the third gets through.
+fn request_then_response_lost(obs: &mut Observation) -> Result<()> {
     let mut lab = enqueued("S6")?;
     let first = lab.relay_losing_the_request("S6");
-    let retry = lab.relay("S6", false);
-    let answer = match &retry {
-        Ok("applied") => "a",
-        Ok("existing") => "b",
-        Ok("already-sent") => "c",
-        Err(LabError::ReceiverCollision) => "d",
+    let second = lab.relay("S6", true);
+    let third = lab.relay("S6", false);
+    let calls = lab.receiver.calls.len();
+    let answer = match (&third, calls) {
+        (Ok("applied"), 3) => "a",
+        (Ok("existing"), 3) => "b",
+        (Ok("applied"), 2) => "c",
+        (Ok("existing"), 2) => "d",
         _ => "?",
     };
-    let evidence = format!("the first run answered {first:?}, the retry {retry:?}");
-    obs.choose("Variation: for S6 the request, not the response, is lost (the same timeout). The relay runs S6 again. What does the receiver answer?", answer, evidence);
+    obs.choose(
+        "Variation: on a fresh database, S6's first run loses the request, its second run loses the response, and its third gets through. What does the third run return, and how many calls does the receiver log?",
+        answer,
+        format!("the runs returned {first:?}, {second:?}, {third:?}; {calls} call(s)"),
+    );
     Ok(())
 }
 
-/// A relay marks S7 sent before it calls, and dies between the two.
+/// A relay marks S7 sent before it calls, and the request is lost; the listed relay runs.
 fn marked_first(obs: &mut Observation) -> Result<()> {
     let mut lab = enqueued("S7")?;
-    let _ = lab.relay_marking_first("S7", true);
+    let lost = lab.relay_marking_first("S7", true);
     let next = lab.relay("S7", false);
     let effects = lab.receiver.effects.len();
     let answer = match (&next, effects) {
         (Ok("applied"), 1) => "a",
-        (Ok("existing"), _) => "b",
-        (Ok("already-sent"), 0) => "c",
+        (Ok("already-sent"), 0) => "b",
+        (Ok("already-sent"), 1) => "c",
+        (Ok("existing"), _) => "d",
         _ => "?",
     };
-    let evidence = format!("the next run answered {next:?}; {effects} effect(s) for S7");
-    obs.choose("Variation: a relay marks S7 sent before it calls, and dies right after the mark. What does the next relay run do with S7?", answer, evidence);
+    obs.choose(
+        "Variation: on a fresh database, a relay that marks S7 sent before it calls loses the request (a timeout, no crash). What does the next run of the relay as listed do with S7?",
+        answer,
+        format!("the marking relay returned {lost:?}; the next run {next:?}; {effects} effect(s)"),
+    );
     Ok(())
 }
 
-/// Two relays both read S9 as unsent; then each calls and marks.
-fn two_relays(obs: &mut Observation) -> Result<()> {
+/// Two relays that mark first both read S9 as unsent; then each marks and calls.
+fn two_relays_marking_first(obs: &mut Observation) -> Result<()> {
     let mut lab = enqueued("S9")?;
     let (first_read, second_read) = (lab.read_unsent("S9")?, lab.read_unsent("S9")?);
-    let first = match first_read {
-        Some(amount) => lab.deliver_and_mark("S9", amount),
-        None => Ok("already-sent"),
-    };
-    let second = match second_read {
-        Some(amount) => lab.deliver_and_mark("S9", amount),
-        None => Ok("already-sent"),
-    };
+    let mut answers = Vec::new();
+    for read in [first_read, second_read] {
+        answers.push(match read {
+            Some(amount) => lab.mark_and_deliver("S9", amount),
+            None => Ok("no call"),
+        });
+    }
     let effects = lab.receiver.effects.len();
-    let answer = match (&first, &second, effects) {
-        (Ok("applied"), Ok("existing"), 1) => "a",
+    let answer = match (&answers[0], &answers[1], effects) {
+        (Ok("applied"), Ok("no call"), _) => "a",
         (Ok("applied"), Ok("applied"), 2) => "b",
-        (Ok("applied"), Ok("already-sent"), _) => "c",
+        (Ok("applied"), Ok("existing"), 1) => "c",
         (Ok("applied"), Err(LabError::ReceiverCollision), _) => "d",
         _ => "?",
     };
-    let evidence = format!("the relays got {first:?} and {second:?}; {effects} effect(s)");
-    obs.choose("Variation: two relays both read S9 as unsent; then each calls and marks it sent. What do they get?", answer, evidence);
+    obs.choose(
+        "Variation: two relays that mark first (as in the previous variation, without losses) both read S9 as unsent before either marks; then each marks and calls. What do their calls get?",
+        answer,
+        format!("the relays got {answers:?}; {effects} effect(s)"),
+    );
     Ok(())
 }
 
-/// S1 is sent; the relay runs it again on a network that would lose the response.
-fn sent_then_lost(obs: &mut Observation) -> Result<()> {
-    let mut lab = enqueued("S1")?;
-    lab.relay("S1", false)?;
-    let again = lab.relay("S1", true);
-    let calls = lab.receiver.calls.len();
-    let answer = match &again {
-        Ok("already-sent") if calls == 1 => "a",
-        Err(LabError::Timeout) => "b",
-        Ok("existing") => "c",
+/// Section 3 on a fresh lab, with the lost response on its second run.
+fn lost_on_the_second_run(obs: &mut Observation) -> Result<()> {
+    let mut lab = after_section_2()?;
+    let runs: Vec<_> = [false, true, false]
+        .into_iter()
+        .map(|lose_response| lab.relay("S1", lose_response))
+        .collect();
+    let timeout = |r: &Result<&str>| is(r, |e| matches!(e, LabError::Timeout));
+    let answer = match (&runs[0], &runs[1], &runs[2]) {
+        (Ok("applied"), Ok("already-sent"), Ok("already-sent")) => "a",
+        (Ok("applied"), second, Ok("existing")) if timeout(second) => "b",
+        (Ok("applied"), second, Ok("already-sent")) if timeout(second) => "c",
         _ => "?",
     };
-    let evidence = format!("the relay returned {again:?} after {calls} call(s) in all");
-    obs.choose("Variation: S1 is sent. The relay runs S1 again, on a network that would lose the response. What does it return?", answer, evidence);
+    obs.choose(
+        "Variation: section 3 runs on a database of its own, with the lost response on its second run instead of its first. What do its three runs return?",
+        answer,
+        format!("the runs returned {runs:?}"),
+    );
     Ok(())
 }
 
-/// The receiver keeps its effects in memory and restarts between the lost response and
-/// the retry: the payment it made before the restart stays made.
+/// Section 3 on a fresh lab; the receiver keeps its effects in memory and restarts
+/// between the second and the third run.
 fn receiver_restarts(obs: &mut Observation) -> Result<()> {
-    let mut lab = enqueued("S10")?;
-    let lost = lab.relay("S10", true);
+    let mut lab = after_section_2()?;
+    let _ = lab.relay("S1", true);
+    lab.relay("S1", false)?;
     let before_restart = std::mem::take(&mut lab.receiver);
-    let retry = lab.relay("S10", false);
+    let third = lab.relay("S1", false);
     let payments = before_restart.effects.len() + lab.receiver.effects.len();
-    let timed_out = is(&lost, |e| matches!(e, LabError::Timeout));
-    let answer = match (&retry, payments) {
-        (Ok("existing"), 1) => "a",
-        (Ok("applied"), 2) if timed_out => "b",
+    let answer = match (&third, payments) {
+        (Ok("applied"), 2) => "a",
+        (Ok("existing"), 1) => "b",
         (Err(LabError::ReceiverCollision), _) => "c",
-        (Ok("applied"), 1) => "d",
+        (Ok("already-sent"), 1) => "d",
         _ => "?",
     };
-    let evidence = format!("the retry answered {retry:?}; {payments} payment(s) for S10");
-    obs.choose("Variation: the receiver restarts (its memory lost) between a lost response for S10 and the retry. What does the retry get; how many payments exist?", answer, evidence);
+    obs.choose(
+        "Variation: section 3 runs as listed on a database of its own, but the receiver restarts (losing its memory) between the second and third runs. What does the third run return, and how many payments exist for S1?",
+        answer,
+        format!("the third run returned {third:?}; {payments} payment(s) for S1"),
+    );
     Ok(())
 }

@@ -1,10 +1,50 @@
 //! Other ways to write the lab's operations, for the variations: each differs from the
-//! seed's operation in one step, and runs on the same database and receiver.
+//! seed's operation in one step, and runs on the same database and receiver. And fresh
+//! labs in the state a section of the scenario leaves, so that every variation runs on
+//! its own database.
 
 use super::lab::{Answer, LabError, OutboxLab, Result};
 use rusqlite::params;
 
+/// A fresh lab after section 1: U1 (80) failed once, then committed.
+pub fn after_section_1() -> Result<OutboxLab> {
+    let mut lab = OutboxLab::new()?;
+    let _ = lab.unsafe_attempt("U1", 80, true);
+    lab.unsafe_attempt("U1", 80, false)?;
+    Ok(lab)
+}
+
+/// A fresh lab after section 2: S1 (120) enqueued, once more, then refused with 121.
+pub fn after_section_2() -> Result<OutboxLab> {
+    let mut lab = after_section_1()?;
+    let _ = lab.enqueue("S1", 120, true);
+    lab.enqueue("S1", 120, false)?;
+    lab.enqueue("S1", 120, false)?;
+    let _ = lab.enqueue("S1", 121, false);
+    Ok(lab)
+}
+
 impl OutboxLab {
+    /// The unsafe attempt, with the fictional receiver as its external call.
+    pub fn unsafe_attempt_calling_the_receiver(
+        &mut self,
+        order_id: &str,
+        amount: i64,
+        abort: bool,
+    ) -> Result<Answer> {
+        let tx = self.db.transaction()?;
+        let answer = self.receiver.receive(order_id, amount)?;
+        tx.execute(
+            "INSERT INTO orders VALUES (?1, ?2)",
+            params![order_id, amount],
+        )?;
+        if abort {
+            return Err(LabError::Injected("injected failure before commit"));
+        }
+        tx.commit()?;
+        Ok(answer)
+    }
+
     /// Commits the order first and calls the outside world after the COMMIT;
     /// `dies_between` stops the process between the two.
     pub fn commit_then_call(
@@ -26,8 +66,8 @@ impl OutboxLab {
         Ok(())
     }
 
-    /// Writes the order and its intent in two transactions; `fails_between` injects a
-    /// failure after the first commit.
+    /// Writes the order and its intent as two autocommit INSERTs, with no lookup;
+    /// `fails_between` injects a failure after the first.
     pub fn enqueue_in_two_transactions(
         &mut self,
         order_id: &str,
@@ -68,25 +108,25 @@ impl OutboxLab {
         }
     }
 
-    /// A relay that marks the intent sent before it calls the receiver; `dies_after_mark`
-    /// stops the process between the two.
-    pub fn relay_marking_first(&mut self, order_id: &str, dies_after_mark: bool) -> Result<Answer> {
+    /// A relay that marks the intent sent before it calls the receiver;
+    /// `request_lost` loses the call on its way to the receiver.
+    pub fn relay_marking_first(&mut self, order_id: &str, request_lost: bool) -> Result<Answer> {
         let Some(amount) = self.read_unsent(order_id)? else {
             return Ok("already-sent");
         };
-        self.db
-            .execute("UPDATE outbox SET sent = 1 WHERE id = ?1", [order_id])?;
-        if dies_after_mark {
-            return Err(LabError::Injected("the process died after marking sent"));
+        if request_lost {
+            self.db
+                .execute("UPDATE outbox SET sent = 1 WHERE id = ?1", [order_id])?;
+            return Err(LabError::Timeout);
         }
-        self.receiver.receive(order_id, amount)
+        self.mark_and_deliver(order_id, amount)
     }
 
-    /// The second half of a relay that read `amount` earlier: the call, then the mark.
-    pub fn deliver_and_mark(&mut self, order_id: &str, amount: i64) -> Result<Answer> {
-        let receipt = self.receiver.receive(order_id, amount)?;
+    /// The second half of a relay that marks first and read `amount` earlier: the
+    /// mark, then the call.
+    pub fn mark_and_deliver(&mut self, order_id: &str, amount: i64) -> Result<Answer> {
         self.db
             .execute("UPDATE outbox SET sent = 1 WHERE id = ?1", [order_id])?;
-        Ok(receipt)
+        self.receiver.receive(order_id, amount)
     }
 }

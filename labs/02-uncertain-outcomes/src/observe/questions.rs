@@ -1,175 +1,189 @@
 //! The multiple-choice questions, answered from the observe phase's records.
 
-use super::{ABORTED, CHARGE_LOST, Runs, code_name};
+use super::{
+    ABORTED, CHARGE_LANDS_LATE, CHARGE_NOT_APPLIED, COMMIT_LANDS_LATE, COMMIT_RESPONSE_LOST,
+    CRASH_AFTER_COMMIT, Runs, named_receipt, receipts,
+};
 use labkit::Observation;
-use sim_spanner::{Code, ProcessorError};
+use std::collections::BTreeSet;
 
 pub(super) fn questions(obs: &mut Observation, runs: &Runs) {
-    settlement_case(obs, runs);
-    counts(obs, runs);
-    commit_again(obs, runs);
-    two_faults(obs, runs);
+    aborted_then_late_commit(obs, runs);
+    keyed_late_commit(obs, runs);
+    survivors(obs, runs);
+    deadline_exceeded_seen(obs, runs);
     keyed_next_day(obs, runs);
-    shared_key(obs, runs);
-    other_fault_points(obs, runs);
+    key_experiments(obs, runs);
+    late_commit_twice(obs, runs);
 }
 
-fn settlement_case(obs: &mut Observation, runs: &Runs) {
-    let aborted = runs.naive.with_faults(&[ABORTED]);
-    let answer = match (aborted.rows, aborted.receipts.len()) {
-        (1, 1) => "a",
-        (2, 2) => "b",
-        (1, 2) => "c",
-        (0, 1) => "d",
+/// ABORTED, then the runner's second commit is applied later.
+fn aborted_then_late_commit(obs: &mut Observation, runs: &Runs) {
+    let facts = runs.naive.with_faults(&[ABORTED, COMMIT_LANDS_LATE]);
+    let answer = match (facts.receipts.len(), named_receipt(facts)) {
+        (2, Some(2)) => "a",
+        (3, Some(3)) => "b",
+        (4, Some(4)) => "c",
+        (3, Some(2)) => "d",
         _ => "?",
     };
-    obs.choose("The naive settlement of S1 runs, and its first commit ends ABORTED. What exists once the caller is done?",
+    obs.choose("Without a key, the naive settlement's first commit ends ABORTED, and the runner's second commit ends DEADLINE_EXCEEDED and is applied later. What does S1 end with once the caller is done?",
         answer,
         format!(
-            "after one ABORTED commit: {} row(s), {} receipt(s), callback ran {} times",
-            aborted.rows,
-            aborted.receipts.len(),
-            aborted.callback_runs
+            "receipts {}; the row names {:?}; the callback ran {} times",
+            facts.receipts.join(", "),
+            facts.row_receipt,
+            facts.callback_runs
         ),
     );
 }
 
-/// How many one-fault schedules there are, and how many break the naive settlement.
-fn counts(obs: &mut Observation, runs: &Runs) {
-    let one_fault = runs.naive.exploration.per_level[1];
-    let answer = match one_fault {
-        4 => "a",
-        9 => "b",
-        13 => "c",
+/// The keyed callback, the next process a minute later: a commit applied later.
+fn keyed_late_commit(obs: &mut Observation, runs: &Runs) {
+    let facts = runs.keyed.with_faults(&[COMMIT_LANDS_LATE]);
+    let answer = match (facts.callback_runs, facts.receipts.len()) {
+        (3, 1) => "a",
+        (2, 1) => "b",
+        (3, 2) => "c",
+        (1, 1) => "d",
         _ => "?",
     };
-    obs.choose(
-        "How many schedules of the naive settlement have exactly one fault?",
-        answer,
-        format!("{one_fault} schedules with exactly one fault"),
-    );
-    let matrix = &runs.naive.matrix;
-    let failing = matrix.rows.iter().filter(|r| r.broken.is_some()).count();
-    let answer = match failing {
-        0 => "a",
-        1..=2 => "b",
-        3..=5 => "c",
-        _ => "d",
-    };
-    obs.choose(
-        "Of those one-fault schedules, how many break an invariant of the naive settlement?",
+    obs.choose("With the key settle-S1 and the next process a minute later, the first commit ends DEADLINE_EXCEEDED and is applied later. How many times does the callback run, and how many receipts does S1 end with?",
         answer,
         format!(
-            "{failing} of {} single faults break an invariant",
-            matrix.rows.len()
+            "the callback ran {} times; receipts {}",
+            facts.callback_runs,
+            facts.receipts.join(", ")
         ),
     );
 }
 
-fn commit_again(obs: &mut Observation, runs: &Runs) {
-    let after_abort = runs
-        .twice
-        .iter()
-        .find(|t| t.first == Err(Code::Aborted))
-        .expect("a schedule whose commit ends ABORTED");
-    let answer = match after_abort.again {
-        Ok(()) => "a",
-        Err(Code::Aborted) => "b",
-        Err(Code::DeadlineExceeded) => "c",
-        Err(Code::AlreadyExists) => "d",
-        Err(_) => "?",
+/// The single faults the naive settlement survives (one receipt, named by the row).
+fn survivors(obs: &mut Observation, runs: &Runs) {
+    let passed: BTreeSet<&str> = (runs.naive.matrix.rows.iter())
+        .filter(|row| row.broken.is_none())
+        .map(|row| row.fault.as_str())
+        .collect();
+    let set = |faults: &[&'static str]| faults.iter().copied().collect::<BTreeSet<&str>>();
+    let lucky = [CRASH_AFTER_COMMIT, CHARGE_NOT_APPLIED];
+    let answer = if passed == set(&[CHARGE_NOT_APPLIED]) {
+        "a"
+    } else if passed == set(&lucky) {
+        "b"
+    } else if passed == set(&[&lucky[..], &[COMMIT_RESPONSE_LOST, COMMIT_LANDS_LATE]].concat()) {
+        "c"
+    } else if passed == set(&[&lucky[..], &[COMMIT_RESPONSE_LOST]].concat()) {
+        "d"
+    } else {
+        "?"
     };
-    obs.choose("A transaction the application drives itself (begin, buffer S1's pending row, commit) gets ABORTED from its commit. The code calls commit once more on the same transaction object. What does that second commit return?",
+    obs.choose(
+        "Which single faults does the naive settlement survive, ending with one receipt that its row names?",
+        answer,
+        format!("passed: {}", Vec::from_iter(passed).join("; ")),
+    );
+}
+
+/// Every DEADLINE_EXCEEDED the naive caller saw in a one-fault schedule.
+fn deadline_exceeded_seen(obs: &mut Observation, runs: &Runs) {
+    let there = runs.seen.iter().filter(|present| **present).count();
+    let answer = match (runs.seen.len(), there) {
+        (3, 1) => "a",
+        (3, 2) => "b",
+        (3, 0) => "c",
+        (1, 0) => "d",
+        _ => "?",
+    };
+    obs.choose("Over the naive settlement's one-fault schedules, how often does the caller see DEADLINE_EXCEEDED on a commit, and how often is the row already there at that moment?",
         answer,
         format!(
-            "the second commit of the aborted transaction returned {}",
-            code_name(&after_abort.again)
+            "DEADLINE_EXCEEDED seen {} times, the row there {there} times",
+            runs.seen.len()
         ),
     );
 }
 
-/// An ABORTED commit, then a lost charge response in the runner's retry.
-fn two_faults(obs: &mut Observation, runs: &Runs) {
-    let facts = runs.naive.with_faults(&[ABORTED, CHARGE_LOST]);
-    let receipts = facts.receipts.len();
-    let answer = match receipts {
+/// The keyed callback, each new process a day later.
+fn keyed_next_day(obs: &mut Observation, runs: &Runs) {
+    let next_day = &runs.keyed_next_day;
+    let answer = match receipts(next_day, &[ABORTED, CHARGE_LANDS_LATE]) {
         1 => "a",
         2 => "b",
         3 => "c",
-        4 => "d",
         _ => "?",
     };
-    obs.choose("Two faults: the naive settlement's first commit ends ABORTED, and the next charge's response is lost. The caller settles again in new processes until it is done. How many receipts does S1 end with?",
+    obs.choose("With the key settle-S1 and each new process a day later, the first commit ends ABORTED, and the runner's second charge times out and lands later. How many receipts does S1 end with?",
         answer,
-        format!("{receipts} receipts for S1: {}", facts.receipts.join(", ")),
+        format!(
+            "receipts {}",
+            next_day.with_faults(&[ABORTED, CHARGE_LANDS_LATE]).receipts.join(", ")
+        ),
     );
-}
-
-/// The naive code with a key, each new process a day later: how many single faults
-/// still end with two receipts.
-fn keyed_next_day(obs: &mut Observation, runs: &Runs) {
-    let facts = &runs.keyed_next_day.facts;
-    let twice: Vec<&str> = facts
-        .iter()
+    let twice: Vec<&str> = (next_day.facts.iter())
         .filter(|f| f.faults.len() == 1 && f.receipts.len() > 1)
         .map(|f| f.faults[0].as_str())
         .collect();
     let answer = match twice.len() {
         0 => "a",
-        1 => "b",
-        2..=3 => "c",
-        _ => "d",
+        3 => "b",
+        4 => "c",
+        5 => "d",
+        _ => "?",
     };
-    obs.choose("The naive callback now charges under the key settle-S1, and each new process starts a day after the last one stopped. Of its one-fault schedules, how many end with two receipts?",
+    obs.choose("With the key settle-S1 and each new process a day later, how many of the one-fault schedules end with more than one receipt?",
         answer,
-        format!(
-            "{} single faults end with two receipts: {}",
-            twice.len(),
-            twice.join("; ")
-        ),
+        format!("{} single faults: {}", twice.len(), twice.join("; ")),
     );
 }
 
-/// S2's charge under the key S1's charge used first.
-fn shared_key(obs: &mut Observation, runs: &Runs) {
+/// The processor on its own: which experiments leave a second receipt.
+fn key_experiments(obs: &mut Observation, runs: &Runs) {
     let keys = &runs.keys;
-    let answer = match (&keys.shared_key, keys.receipts_after_shared_key) {
-        (Err(ProcessorError::IdempotencyKeyReused), 1) => "a",
-        (Ok(reference), 2) if reference == "S2" => "b",
-        (Ok(reference), 1) if reference == "S1" => "c",
-        _ => "d",
+    let second = [
+        keys.receipts_after_a_resend_at_once > 1,
+        keys.receipts_after_a_resend_a_day_later > 1,
+        keys.receipts_after_a_new_key > 1,
+        keys.receipts_after_shared_key > 1,
+    ];
+    let answer = match second {
+        [false, false, false, false] => "a",
+        [false, false, true, false] => "b",
+        [false, true, true, false] => "c",
+        [false, true, true, true] => "d",
+        _ => "?",
     };
-    let seen = match &keys.shared_key {
+    let shared = match &keys.shared_key {
         Ok(reference) => format!("a receipt for {reference}"),
         Err(e) => e.to_string(),
     };
-    obs.choose("S1 (120) and S2 (80) are charged under one key, settle, that does not name the intent. S1's charge goes through. What happens to S2's charge?",
+    obs.choose("The processor is also tried on its own: (1) S1's charge under settle-S1 loses its response and the same request goes out again at once; (2) the same, with the resend 25 hours later; (3) S1 is charged again under a new key; (4) S2 (80) is charged under the key settle, which S1 (120) used first. How many of the four end with a second receipt?",
         answer,
         format!(
-            "S2's charge got {seen}; the processor holds {} receipt(s)",
-            keys.receipts_after_shared_key
+            "receipts: {} at once, {} 25 hours later, {} under a new key; S2's charge got {shared}",
+            keys.receipts_after_a_resend_at_once,
+            keys.receipts_after_a_resend_a_day_later,
+            keys.receipts_after_a_new_key
         ),
     );
 }
 
-/// The three single faults no check names: a late commit, a crash right after the
-/// charge, a late charge.
-fn other_fault_points(obs: &mut Observation, runs: &Runs) {
-    let broken = |fault: &str| super::marked_as_a_failure(&runs.naive.matrix, fault);
-    let late_commit = broken("spanner:commit=applied later");
-    let crash = broken("app:after-charge=crash");
-    let late_charge = broken(super::CHARGE_LANDS_LATE);
-    let answer = match (late_commit, crash, late_charge) {
-        (true, true, true) => "a",
-        (false, false, false) => "b",
-        (false, true, false) => "c",
-        (false, true, true) => "d",
+/// Two commits applied later: the caller's two DEADLINE_EXCEEDED.
+fn late_commit_twice(obs: &mut Observation, runs: &Runs) {
+    let facts = runs
+        .naive
+        .with_faults(&[COMMIT_LANDS_LATE, COMMIT_LANDS_LATE]);
+    let answer = match facts.row_when_deadline_exceeded.as_slice() {
+        [false, false] => "a",
+        [false, true] => "b",
+        [true, true] => "c",
+        [false] => "d",
         _ => "?",
     };
-    obs.choose("Three single faults no check asks about: a commit that lands late, a crash right after the charge, and a charge that lands late. Which of them break the naive settlement?",
+    obs.choose("Without a key, the naive settlement's first commit ends DEADLINE_EXCEEDED and is applied later; in the next process, a commit ends DEADLINE_EXCEEDED and is applied later again. Was the row in the database at the moments the caller saw DEADLINE_EXCEEDED?",
         answer,
         format!(
-            "broken: late commit {late_commit}, crash after the charge {crash}, late charge {late_charge}"
+            "the row at each DEADLINE_EXCEEDED: {:?}",
+            facts.row_when_deadline_exceeded
         ),
     );
 }

@@ -25,15 +25,18 @@ mod questions;
 mod report;
 mod spanner;
 mod sql;
+mod variations;
 
 use decisions::Decisions;
 use labkit::{Observation, Report};
 use report::Reports;
 use spanner::{Spanner, shown};
+use variations::Variations;
 
 /// Everything the observe phase measured.
 pub(crate) struct Observed {
     decisions: Decisions,
+    variations: Variations,
     reports: Reports,
     spanner: Spanner,
 }
@@ -45,60 +48,67 @@ fn failed(e: rusqlite::Error) -> ! {
 pub fn run() -> Report {
     let o = Observed {
         decisions: decisions::decisions().unwrap_or_else(|e| failed(e)),
+        variations: variations::variations().unwrap_or_else(|e| failed(e)),
         reports: report::reports().unwrap_or_else(|e| failed(e)),
         spanner: spanner::spanner(),
     };
     let mut obs = Observation::new("snapshots");
-    decision_checks(&mut obs, &o.decisions);
-    report_checks(&mut obs, &o.reports);
-    spanner_checks(&mut obs, &o.spanner);
-    variations(&mut obs, &o);
+    separate_check_asks(&mut obs, &o);
+    deferred_asks(&mut obs, &o);
+    report_asks(&mut obs, &o.reports);
+    spanner_asks(&mut obs, &o.spanner);
     questions::questions(&mut obs, &o);
     obs.finish(Some(rusqlite::version().to_string()), summary(&o))
 }
 
-fn decision_checks(obs: &mut Observation, d: &Decisions) {
-    obs.ask("One unit left. A and B each read the availability, then each writes its reservation and the availability it computed, in a transaction of its own. Do both reservations end up in the table?", d.rows_after_separate_checks > 1);
-    obs.ask("Same unit, but A reads inside BEGIN DEFERRED and tries to write only after B has reserved and committed. Do both reservations end up in the table?", d.rows_after_deferred > 1);
+/// `separate_check` as listed, then with another write, another `BEGIN`, a third
+/// request.
+fn separate_check_asks(obs: &mut Observation, o: &Observed) {
+    let (d, v) = (&o.decisions, &o.variations);
     obs.ask(
-        "Is the result of A's INSERT the extended code 517, SQLITE_BUSY_SNAPSHOT?",
-        d.deferred_insert_code == Some(517),
+        "When `separate_check` returns, does `available(&a)` read 0?",
+        d.available_after_separate_checks == 0,
     );
-    obs.ask("A then runs the same INSERT once more, inside the same transaction. Does the second INSERT succeed?", d.statement_retry_code.is_none());
-    obs.ask(
-        "A rolls back and runs BEGIN IMMEDIATE and the read again. Does it read 0?",
-        d.rerun_sees_available == 0,
-    );
-    obs.ask("While A holds BEGIN IMMEDIATE, B runs BEGIN IMMEDIATE too (busy_timeout zero). Is B refused at once with SQLITE_BUSY?", d.second_immediate_code == Some(5));
+    obs.ask("Suppose A's `set_available` in `separate_check` were replaced by `UPDATE inventory SET available = available - 1`, B's left as listed. Would the availability end at 0?", v.relative_write_available == 0);
+    obs.ask("Suppose the loop's `BEGIN` in `separate_check` were `BEGIN IMMEDIATE`. Would the table end with two reservation rows?", v.immediate_writes_rows == 2);
+    obs.ask("Give `separate_check` two units and a third request C that reads the availability just after B commits, then writes its reservation and its `saw - 1` after A. Does the availability end at 0?", v.third_request_available == 0);
 }
 
-fn report_checks(obs: &mut Observation, r: &Reports) {
-    obs.ask("Ten units. A report reads the availability, B1 commits a reservation, the report reads the reserved units. Do the two numbers add up to 10?", r.separate_reads_total == 10);
-    obs.ask("The same two reads inside one read transaction, with B2 committing between them. Do they add up to 10?", r.snapshot_total == 10);
+/// `deferred_then_write` as listed, then with two units and without A's read.
+fn deferred_asks(obs: &mut Observation, o: &Observed) {
+    let (d, v) = (&o.decisions, &o.variations);
     obs.ask(
-        "Does that open read transaction, asked afterwards, show B2's reservation?",
+        "In `deferred_then_write` as listed, is A's first INSERT refused with plain SQLITE_BUSY (5)?",
+        d.deferred_insert_code == Some(5),
+    );
+    obs.ask(
+        "In `deferred_then_write` as listed, does A's second INSERT succeed?",
+        d.statement_retry_code.is_none(),
+    );
+    obs.ask("Suppose `deferred_then_write` started with two units instead of one. Would A's first INSERT succeed?", v.two_units_insert.is_none());
+    obs.ask("Suppose A's `available(&a)` line were removed from `deferred_then_write`, so that A's first statement after `BEGIN DEFERRED` is the INSERT. Would that INSERT succeed?", v.insert_first_code.is_none());
+}
+
+fn report_asks(obs: &mut Observation, r: &Reports) {
+    obs.ask(
+        "In `report` as listed, is `separate_reads_total` 11?",
+        r.separate_reads_total == 11,
+    );
+    obs.ask("Suppose the open transaction in `report` began with `BEGIN IMMEDIATE`. Would B2's `reserve_whole` succeed?", r.immediate_report_b2.is_none());
+    obs.ask(
+        "In `report` as listed, does `count_b2` inside the open transaction return 1?",
         r.open_snapshot_sees_b2,
     );
-    obs.ask(
-        "After the report commits, does a new read show B2's reservation?",
-        r.fresh_read_sees_b2,
-    );
+    obs.ask("Suppose the open transaction in `report`, after its two reads and before its COMMIT, inserted its total into an audit table. Would that INSERT succeed?", r.audit_insert.is_none());
+    obs.ask("Suppose B2's `reserve_whole` ran between the open transaction's `BEGIN` and its first read in `report`. Would `count_b2` inside the transaction return 1?", r.b2_before_first_read_seen);
 }
 
-fn spanner_checks(obs: &mut Observation, s: &Spanner) {
-    obs.ask("B2's reservation committed on Spanner 20 seconds ago. Does a read with 15 seconds of exact staleness show it?", s.stale_20s_later == Ok(true));
-    obs.ask("Sixty-one minutes after B2 committed, does a Spanner read at B2's commit timestamp return the rows as they were at that moment?", s.hour_old == Ok(true));
-}
-
-/// Another interleaving, a third reader, more requests, other bounds.
-fn variations(obs: &mut Observation, o: &Observed) {
-    let (d, s) = (&o.decisions, &o.spanner);
-    obs.ask("A runs BEGIN (deferred) and nothing else; B reserves the last unit and commits; then A reads the availability. Does A read 1, the number from before B's commit?", d.begun_before_commit_read == 1);
-    obs.ask("R has read inside an open transaction when W runs BEGIN IMMEDIATE (busy_timeout zero). Is W refused with SQLITE_BUSY?", d.immediate_beside_reader_code == Some(5));
-    obs.ask("Two units. r1 takes the write lock and reads; r2 and r3 get SQLITE_BUSY and run again, whole, after r1 commits. Are exactly two seats sold?", d.sold_by_immediate_requests == 2);
-    obs.ask("B2 commits on Spanner; 5 seconds later a read-only transaction with 15 seconds of exact staleness opens and reads. Does it show B2?", s.stale_snapshot_after == Ok(true));
-    obs.ask("Right after B2 commits, a read with a staleness bound of 15 seconds asks for it. Does it show B2 whichever replica serves it?", s.bounded.iter().all(|read| *read == Ok(true)));
-    obs.ask("A strong read-only transaction reads B3 (absent), B3 commits, and the same transaction reads B3 again. Does the second read show B3?", s.snapshot_before_and_after.1 == Ok(true));
+fn spanner_asks(obs: &mut Observation, s: &Spanner) {
+    obs.ask("Suppose the Spanner listing's `sim.advance(20)` were `sim.advance(10)`. Would `stale_20s_later` show B2?", s.stale_10s_later == Ok(true));
+    obs.ask("At the point of `stale_20s_later`, a read with a staleness bound of 15 s is served by the replica furthest behind. Does it show B2?", s.bounded_20s_later_behind == Ok(true));
+    obs.ask("Right after B2's commit, a single read asks for a timestamp no older than B2's commit timestamp, and the replica furthest behind serves it. Does it show B2?", s.min_read_timestamp_behind == Ok(true));
+    obs.ask("Right after B2's commit, a read-only transaction with 15 s of exact staleness opens and reads B2; 20 s later it reads B2 again. Does the second read show B2?", s.stale_snapshot_twice.1 == Ok(true));
+    obs.ask("At the point of `hour_old`, a read-only transaction with 30 minutes of exact staleness opens and reads B2. Does it show B2?", s.half_hour_stale_an_hour_later == Ok(true));
 }
 
 /// The summary `cargo labs run 03` prints under "Measured", and the raw values.
@@ -132,7 +142,7 @@ fn summary(o: &Observed) -> serde_json::Value {
         ),
         format!(
             "report total, one read transaction:       {} of 10",
-            r.snapshot_total
+            r.snapshot_total()
         ),
         format!(
             "Spanner, 15 s stale read right after:     {}",
@@ -154,6 +164,7 @@ fn summary(o: &Observed) -> serde_json::Value {
         "spanner_b2_commit_timestamp": s.b2_committed_at,
         "spanner_strong_read_right_after": shown(&s.strong_right_after),
         "spanner_snapshot_opened_before": shown(&s.snapshot_opened_before),
+        "spanner_read_10_s_ahead": shown(&s.future),
         "spanner_seconds_the_future_read_took": s.future_waited,
     })
 }

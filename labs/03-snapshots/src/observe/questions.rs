@@ -6,76 +6,80 @@ use labkit::Observation;
 use sim_spanner::Code;
 
 pub(super) fn questions(obs: &mut Observation, o: &Observed) {
-    let d = &o.decisions;
-    let (rows, available) = (
-        d.rows_after_separate_checks,
-        d.available_after_separate_checks,
+    let (v, r) = (&o.variations, &o.reports);
+    let rows = v.deferred_requests_rows;
+    obs.choose("Wrap each request of `separate_check` in `BEGIN DEFERRED` from before its read to its COMMIT, with two units and a third request C that reads after A and B and writes last; each request commits if its writes succeed and rolls back otherwise. How many reservation rows does the table hold afterwards?",
+        match rows {
+            3 => "a",
+            2 => "b",
+            1 => "c",
+            _ => "d",
+        },
+        format!("reservation rows: {rows}, for 2 units"),
     );
-    obs.choose("One unit left. Requests A and B each read the availability, then each writes a reservation and the availability it computed, in a transaction of its own. What do the tables hold afterwards?",
-        match (rows, available) {
-            (1, 0) => "a",
-            (2, -1) => "b",
-            (2, 0) => "c",
-            (0, _) => "d",
+    let codes = v.half_done_codes;
+    obs.choose("Change `deferred_then_write` so that B has run only `BEGIN IMMEDIATE` and its INSERT when A tries its first INSERT; then B finishes and commits, and A runs the INSERT once more. What do A's two INSERTs get?",
+        match codes {
+            (Some(5), Some(517)) => "a",
+            (Some(5), None) => "b",
+            (Some(517), Some(517)) => "c",
+            (Some(5), Some(5)) => "d",
             _ => "?",
         },
-        format!("{rows} reservation rows for 1 unit, available {available}"),
+        format!("A's INSERTs got {codes:?}"),
     );
-    let (rows, available) = d.three_requests;
-    obs.choose("Two units left. Three requests each read the availability before any of them writes; then each writes its reservation and the availability it read minus one. What do the tables hold afterwards?",
-        match (rows, available) {
-            (2, 0) => "a",
-            (3, 1) => "b",
-            (3, -1) => "c",
-            (2, 1) => "d",
+    let reads = r.snapshot_reads;
+    obs.choose("In `report` as listed, what does `snapshot_reads` hold: the open transaction's availability and reserved units?",
+        match reads {
+            (10, 0) => "a",
+            (9, 1) => "b",
+            (9, 2) => "c",
+            (8, 2) => "d",
             _ => "?",
         },
-        format!("{rows} rows, available {available}"),
+        format!("{reads:?}"),
     );
-    let (first, second, third) = o.reports.three_readings;
-    obs.choose("Ten units. A read transaction reads the availability; B3 and B4 each reserve a unit and commit; the transaction reads the reserved units and commits; a new transaction reads the availability. Which three numbers does the report see?",
-        match (first, second, third) {
-            (10, 0, 8) => "a",
-            (10, 2, 8) => "b",
-            (8, 2, 8) => "c",
-            (10, 0, 10) => "d",
-            _ => "?",
+    let total = r.swapped_reads_total;
+    obs.choose("Suppose the autocommit half of `report` read the reserved units first and the availability second, B1's reservation still between the two reads. What would its total be?",
+        match total {
+            11 => "a",
+            10 => "b",
+            9 => "d",
+            _ => "c",
         },
-        format!("{first}, {second}, {third}"),
-    );
-    obs.choose("B reads inside BEGIN DEFERRED. Then A runs BEGIN IMMEDIATE and reads, and has neither written nor committed when B tries to INSERT (busy_timeout zero). What does B get?",
-        match d.write_while_lock_held {
-            Some(5) => "a",
-            Some(517) => "b",
-            None => "c",
-            Some(_) => "d",
-        },
-        format!("B's INSERT got {:?}", d.write_while_lock_held),
+        format!("total {total}"),
     );
     spanner_questions(obs, o);
 }
 
 fn spanner_questions(obs: &mut Observation, o: &Observed) {
     let s = &o.spanner;
-    obs.choose("On Spanner, a single read asks for a read timestamp 10 seconds in the future. What happens?",
-        match (&s.future, s.future_waited) {
-            (Err(_), _) => "a",
-            (Ok(_), 0) => "b",
-            (Ok(_), 10) => "d",
-            (Ok(_), _) => "c",
+    let right_after = [
+        &s.strong_right_after,
+        &s.stale_right_after,
+        &s.snapshot_opened_before,
+    ];
+    obs.choose("In the Spanner listing, which of the three reads made right after B2's commit (`strong_right_after`, `stale_right_after`, `in_snapshot`) show B2?",
+        match right_after.map(|read| *read == Ok(true)) {
+            [true, true, true] => "a",
+            [true, false, false] => "b",
+            [true, false, true] => "c",
+            [true, true, false] => "d",
+            _ => "?",
         },
         format!(
-            "the read {} after {} s on the clock",
-            shown(&s.future),
-            s.future_waited
+            "strong: {}; stale: {}; in the snapshot: {}",
+            shown(right_after[0]),
+            shown(right_after[1]),
+            shown(right_after[2])
         ),
     );
-    let read: &Read = &s.half_hour_stale_an_hour_later;
-    obs.choose("Sixty-one minutes after B2 committed on Spanner, a read-only transaction with 30 minutes of exact staleness reads B2. What does it get?",
+    let read: &Read = &s.snapshot_at_the_end;
+    obs.choose("In the Spanner listing, the read-only `snapshot` reads B2 once more after the listing's last read. What does it get?",
         match read {
-            Err(Code::FailedPrecondition) => "a",
+            Ok(false) => "a",
             Ok(true) => "b",
-            Ok(false) => "c",
+            Err(Code::FailedPrecondition) => "c",
             Err(_) => "d",
         },
         format!("the read {}", shown(read)),

@@ -3,7 +3,9 @@
 
 use crate::world::ITEM;
 use labkit::fault::Sim;
-use sim_spanner::{Code, Database, Row, SpannerError, TimestampBound, run_transaction};
+use sim_spanner::{
+    Code, Database, ReadOnlyTransaction, Row, SpannerError, TimestampBound, run_transaction,
+};
 
 /// What one Spanner read answered: did it show the reservation, or which error?
 pub type Read = std::result::Result<bool, Code>;
@@ -19,13 +21,19 @@ pub struct Spanner {
     pub future: Read,
     /// Seconds on the clock the future read took.
     pub future_waited: u64,
-    /// A read-only transaction with 15 s of exact staleness, opened 5 s after the commit.
-    pub stale_snapshot_after: Read,
-    /// A read with a 15 s staleness bound right after the commit, on each replica the
-    /// database may choose (up to date, behind).
-    pub bounded: [Read; 2],
-    /// A strong read-only transaction reads B3 before and after B3 commits.
-    pub snapshot_before_and_after: (Read, Read),
+    /// The read-only `snapshot` of the listing, read once more after its last read.
+    pub snapshot_at_the_end: Read,
+    /// The listing's stale read after 10 seconds instead of 20.
+    pub stale_10s_later: Read,
+    /// 20 seconds after the commit, a read with a 15 s staleness bound on the replica
+    /// furthest behind.
+    pub bounded_20s_later_behind: Read,
+    /// Right after the commit, a read no older than B2's commit timestamp on the
+    /// replica furthest behind.
+    pub min_read_timestamp_behind: Read,
+    /// A read-only transaction with 15 s of exact staleness opened right after the
+    /// commit: its reads then and 20 seconds later.
+    pub stale_snapshot_twice: (Read, Read),
     /// 61 minutes after B2's commit, a read-only transaction with 30 minutes of exact
     /// staleness reads it.
     pub half_hour_stale_an_hour_later: Read,
@@ -73,6 +81,7 @@ pub fn spanner() -> Spanner {
     let ahead = TimestampBound::ReadTimestamp(before + 10);
     let future = shows(&db, &mut sim, ahead, "B2");
     // ANCHOR_END: spanner_reads
+    let at_the_end = snapshot.read(&db, &mut sim, RESERVATIONS, "B2");
     Spanner {
         b2_committed_at,
         strong_right_after,
@@ -82,54 +91,54 @@ pub fn spanner() -> Spanner {
         hour_old,
         future,
         future_waited: sim.now() - before,
-        stale_snapshot_after: stale_snapshot_after(),
-        bounded: [bounded_read(0), bounded_read(1)],
-        snapshot_before_and_after: snapshot_before_and_after(),
+        snapshot_at_the_end: at_the_end.map(|row| row.is_some()).map_err(|e| e.code),
+        stale_10s_later: stale_later(10),
+        bounded_20s_later_behind: behind(20, |_| TimestampBound::MaxStaleness(15)),
+        min_read_timestamp_behind: behind(0, TimestampBound::MinReadTimestamp),
+        stale_snapshot_twice: stale_snapshot_twice(),
         half_hour_stale_an_hour_later: half_hour_stale_an_hour_later(),
     }
 }
 
-/// B2 commits; 5 seconds later a read-only transaction with 15 s of exact staleness
-/// opens and reads it.
-fn stale_snapshot_after() -> Read {
-    let mut sim = Sim::fault_free();
-    let mut db = Database::new();
-    sim.advance(600);
-    reserve(&mut db, &mut sim, "B2");
-    sim.advance(5);
-    let bound = TimestampBound::ExactStaleness(15);
-    let snapshot = db
-        .read_only_transaction(&mut sim, bound)
-        .map_err(|e| e.code)?;
-    let row = snapshot.read(&db, &mut sim, RESERVATIONS, "B2");
+fn read_in(snapshot: &ReadOnlyTransaction, db: &Database, sim: &mut Sim) -> Read {
+    let row = snapshot.read(db, sim, RESERVATIONS, "B2");
     row.map(|row| row.is_some()).map_err(|e| e.code)
 }
 
-/// B2 commits; right after, a single read with a staleness bound of 15 s. `replica` is
-/// the fault core's choice of the replica that serves it (0 up to date, 1 behind).
-fn bounded_read(replica: usize) -> Read {
-    let mut sim = Sim::replaying(&[0, replica]);
-    let mut db = Database::new();
-    sim.advance(600);
-    reserve(&mut db, &mut sim, "B2");
-    shows(&db, &mut sim, TimestampBound::MaxStaleness(15), "B2")
-}
-
-/// A strong read-only transaction reads B3 (absent), B3 commits, the same transaction
-/// reads B3 again.
-fn snapshot_before_and_after() -> (Read, Read) {
+/// The listing's clock and commit, then the 15 s stale read `seconds` later.
+fn stale_later(seconds: u64) -> Read {
     let mut sim = Sim::fault_free();
     let mut db = Database::new();
     sim.advance(600);
-    let snapshot = db.read_only_transaction(&mut sim, TimestampBound::Strong);
-    let snapshot = snapshot.expect("a strong read-only transaction");
-    let read = |db: &Database, sim: &mut Sim| -> Read {
-        let row = snapshot.read(db, sim, RESERVATIONS, "B3");
-        row.map(|row| row.is_some()).map_err(|e| e.code)
-    };
-    let before = read(&db, &mut sim);
-    reserve(&mut db, &mut sim, "B3");
-    (before, read(&db, &mut sim))
+    reserve(&mut db, &mut sim, "B2");
+    sim.advance(seconds);
+    shows(&db, &mut sim, TimestampBound::ExactStaleness(15), "B2")
+}
+
+/// B2 commits; `seconds` later a bounded-staleness read (`bound` of B2's commit
+/// timestamp) that the fault core serves from the replica furthest behind (option 1).
+fn behind(seconds: u64, bound: impl Fn(u64) -> TimestampBound) -> Read {
+    let mut sim = Sim::replaying(&[0, 1]);
+    let mut db = Database::new();
+    sim.advance(600);
+    let committed_at = reserve(&mut db, &mut sim, "B2");
+    sim.advance(seconds);
+    shows(&db, &mut sim, bound(committed_at), "B2")
+}
+
+/// B2 commits; right after, a read-only transaction with 15 s of exact staleness opens
+/// and reads B2, then reads it again 20 seconds later.
+fn stale_snapshot_twice() -> (Read, Read) {
+    let mut sim = Sim::fault_free();
+    let mut db = Database::new();
+    sim.advance(600);
+    reserve(&mut db, &mut sim, "B2");
+    let bound = TimestampBound::ExactStaleness(15);
+    let snapshot = db.read_only_transaction(&mut sim, bound);
+    let snapshot = snapshot.expect("an exact-staleness read-only transaction");
+    let first = read_in(&snapshot, &db, &mut sim);
+    sim.advance(20);
+    (first, read_in(&snapshot, &db, &mut sim))
 }
 
 /// B2 commits; 61 minutes later a read-only transaction with 30 minutes of exact
@@ -144,8 +153,7 @@ fn half_hour_stale_an_hour_later() -> Read {
     let snapshot = db
         .read_only_transaction(&mut sim, bound)
         .map_err(|e| e.code)?;
-    let row = snapshot.read(&db, &mut sim, RESERVATIONS, "B2");
-    row.map(|row| row.is_some()).map_err(|e| e.code)
+    read_in(&snapshot, &db, &mut sim)
 }
 
 pub fn shown(read: &Read) -> &'static str {

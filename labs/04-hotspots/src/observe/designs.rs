@@ -123,6 +123,20 @@ pub const CUSTOMER_FIRST: Design = Design {
     window: |start, end, _| per_prefix(0..1000, start, end),
 };
 
+/// The shard prefix without the business key: `PRIMARY KEY (shard, created_at)`.
+pub const SHARD_THEN_TIME: Design = Design {
+    name: "shard then time",
+    key: |o, n| Key::new([shard_of(&o.order_id, n).into(), o.created_at.into()]),
+    window: SHARD_PREFIX.window,
+};
+
+/// The shard-prefix table, queried with the time-first design's window.
+pub const SHARD_PREFIX_TIME_WINDOW: Design = Design {
+    name: "shard prefix, time-first window",
+    key: SHARD_PREFIX.key,
+    window: TIMESTAMP_FIRST.window,
+};
+
 /// Measures `design` with N = `shards`, with or without an index on `created_at`.
 pub fn measure_design(design: &Design, shards: u32, with_time_index: bool) -> Measurement {
     measure(

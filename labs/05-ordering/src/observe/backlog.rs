@@ -8,15 +8,25 @@ use labkit::figure::BarChart;
 use sim_pubsub::{PubsubMessage, ReceivedMessage};
 use std::collections::{BTreeMap, VecDeque};
 
+/// Four effects on each of accounts A, B and C: the backlog experiment's twelve.
+pub const EVEN: [i64; 3] = [4, 4, 4];
+
 // ANCHOR: backlog
-/// The backlog, second by second, of 12 effects (accounts A, B, C, four each) consumed by
-/// `workers` workers that take one second per message and never work on two messages of
-/// one ordering key at once (the key's order is the business's sequence).
-pub fn backlog_over_time(key: fn(&Effect) -> String, workers: usize) -> Vec<usize> {
+/// The backlog, second by second, of `effects[i]` effects on account A, B, C (`i` = 0, 1,
+/// 2) consumed by `workers` workers that take one second per message and never work on
+/// two messages of one ordering key at once (the key's order is the business's sequence).
+pub fn backlog_over_time(
+    key: fn(&Effect) -> String,
+    workers: usize,
+    effects: [i64; 3],
+) -> Vec<usize> {
     let mut sim = Sim::fault_free();
     let mut broker = broker(true, 600);
-    for seq in 1..=4 {
-        for account in ["A", "B", "C"] {
+    for seq in 1..=effects.iter().copied().max().unwrap_or(0) {
+        for (account, count) in ["A", "B", "C"].into_iter().zip(effects) {
+            if seq > count {
+                continue;
+            }
             let e = effect(account, seq);
             let message = PubsubMessage::with_key(e.data(), key(&e));
             broker.publish(&mut sim, TOPIC, message).expect("publish");
@@ -49,8 +59,8 @@ pub fn backlog_over_time(key: fn(&Effect) -> String, workers: usize) -> Vec<usiz
 
 /// The backlog chart of chapter 5, from the same measurement the lab reports.
 pub fn backlog_chart() -> BarChart {
-    let bank = backlog_over_time(bank_key, 3);
-    let accounts = backlog_over_time(account_key, 3);
+    let bank = backlog_over_time(bank_key, 3, EVEN);
+    let accounts = backlog_over_time(account_key, 3, EVEN);
     let len = bank.len().max(accounts.len());
     let pad = |mut v: Vec<usize>| {
         v.resize(len, 0);
@@ -68,26 +78,28 @@ pub fn backlog_chart() -> BarChart {
 }
 
 pub(super) fn observe(obs: &mut Observation) -> Summary {
-    let bank_backlog = backlog_over_time(bank_key, 3);
-    let account_backlog = backlog_over_time(account_key, 3);
+    let bank_backlog = backlog_over_time(bank_key, 3, EVEN);
+    let account_backlog = backlog_over_time(account_key, 3, EVEN);
     let (bank_secs, account_secs) = (bank_backlog.len() - 1, account_backlog.len() - 1);
-    obs.ask("Three workers, one effect of a key at a time: does one key for the whole bank empty the backlog of twelve effects as soon as one key per account does?", bank_secs <= account_secs);
-    // A variation: twice the workers, one key per account.
-    let six_workers = backlog_over_time(account_key, 6).len() - 1;
-    let answer = if six_workers * 2 <= account_secs {
-        "a"
-    } else if six_workers == account_secs {
-        "b"
-    } else {
-        "c"
+    obs.ask("In the backlog experiment, does one key for the bank take at least three times as long as one key per account to empty the backlog?", bank_secs >= 3 * account_secs);
+    // Variations: twice the workers; one account with half the effects.
+    let six_workers = backlog_over_time(account_key, 6, EVEN).len() - 1;
+    obs.ask("Variation: the backlog experiment with six workers instead of three. Does one key per account empty the backlog sooner than with three?", six_workers < account_secs);
+    let skewed = backlog_over_time(account_key, 3, [6, 3, 3]).len() - 1;
+    let answer = match skewed {
+        4 => "a",
+        6 => "b",
+        12 => "c",
+        _ => "?",
     };
-    obs.choose("With three workers, one ordering key per account empties the twelve-effect backlog after some number of seconds. The bank doubles the workers to six. How long does one key per account take now?",
+    obs.choose("Variation: the backlog experiment's twelve effects are six on A and three each on B and C. How long does one key per account take to empty the backlog?",
         answer,
-        format!("one key per account: empty after {account_secs} s with three workers, after {six_workers} s with six"),
+        format!("one key per account: empty after {skewed} s with six effects on A, after {account_secs} s with four on each account"),
     );
     vec![
         ("backlog_one_bank_key", bank_backlog.into()),
         ("backlog_per_account_keys", account_backlog.into()),
         ("seconds_per_account_keys_six_workers", six_workers.into()),
+        ("seconds_per_account_keys_six_on_a", skewed.into()),
     ]
 }

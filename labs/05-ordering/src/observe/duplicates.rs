@@ -4,7 +4,7 @@
 use super::{SUB, Summary, TOPIC, broker, effect, labels};
 use labkit::Observation;
 use labkit::fault::Sim;
-use sim_pubsub::PubsubMessage;
+use sim_pubsub::{Broker, PubsubMessage, SubscriptionConfig};
 use std::collections::BTreeSet;
 
 // ANCHOR: republished
@@ -40,10 +40,16 @@ fn republished() -> (usize, Vec<String>) {
 // ANCHOR: stalled
 /// A consumer that applies every delivery, commits, then acknowledges. Its process pulls
 /// A#1 and A#2 and stalls 15 s before applying anything (the deadline is 10 s); a
-/// second process pulls meanwhile. Returns how often A#1 was applied.
-fn stalled_consumer() -> usize {
+/// second process pulls meanwhile. The subscription has exactly-once delivery or not.
+/// Returns how often A#1 was applied.
+fn stalled_consumer(exactly_once: bool) -> usize {
     let mut sim = Sim::fault_free();
-    let mut broker = broker(true, 10);
+    let mut broker = Broker::new();
+    broker.create_topic(TOPIC).expect("topic");
+    let mut config = SubscriptionConfig::new(SUB, TOPIC);
+    config.enable_message_ordering = true;
+    config.enable_exactly_once_delivery = exactly_once;
+    broker.create_subscription(config).expect("subscription");
     for e in [effect("A", 1), effect("A", 2)] {
         let message = PubsubMessage::with_key(e.data(), e.account.clone());
         broker.publish(&mut sim, TOPIC, message).expect("publish");
@@ -65,26 +71,24 @@ fn stalled_consumer() -> usize {
 
 pub(super) fn observe(obs: &mut Observation) -> Summary {
     let (times, copies) = republished();
-    let answer = match (times, copies.len()) {
-        (2, _) => "c",
-        (_, 1) => "b",
-        _ => "a",
-    };
-    obs.choose("The publisher publishes A#1, A#2, and then A#1 again, because the response to its first publish was lost. The consumer skips a delivery whose message_id it has seen. How many times is A#1 applied?",
-        answer,
-        format!("A#1 was applied {times} time(s); its copies are messages {copies:?}"),
-    );
-    let stalled = stalled_consumer();
-    let answer = match stalled {
+    obs.ask("In the duplicates experiment, does the consumer that skips message_ids it has seen apply A#1 only once?", times == 1);
+    let stalled = stalled_consumer(false);
+    let stalled_exactly_once = stalled_consumer(true);
+    let answer = match stalled_exactly_once {
         2 => "a",
         _ => "b",
     };
-    obs.choose("A consumer applies each delivery, commits, then acks; it keeps no record of what it applied. Its process pulls A#1 and A#2 and stalls for 15 s before applying anything (the deadline is 10 s), while a second process pulls. How many times is A#1 applied?",
+    obs.choose("Variation: the stalled process of the duplicates experiment, on a subscription with exactly-once delivery; the consumer applies each delivery, commits, then acks, and keeps no record of what it applied. How many times is A#1 applied?",
         answer,
-        format!("A#1 was applied {stalled} time(s)"),
+        format!("A#1 was applied {stalled_exactly_once} time(s) with exactly-once delivery, {stalled} without"),
     );
     vec![
         ("a1_applied_when_republished", times.into()),
+        ("a1_copies_message_ids", copies.into()),
         ("a1_applied_with_a_stalled_consumer", stalled.into()),
+        (
+            "a1_applied_with_a_stalled_consumer_exactly_once",
+            stalled_exactly_once.into(),
+        ),
     ]
 }

@@ -8,8 +8,9 @@ use sim_pubsub::PubsubMessage;
 
 // ANCHOR: redelivery
 /// A#1, A#2, A#3 and B#1 are delivered; A#1, A#3 and B#1 are acknowledged, A#2 is not.
-/// Returns what the next pull hands out once A#2's deadline has passed.
-fn after_one_missed_ack() -> Vec<String> {
+/// Returns the messages acknowledged, and what the next pull hands out once A#2's
+/// deadline has passed.
+fn after_one_missed_ack() -> (Vec<String>, Vec<String>) {
     let mut sim = Sim::fault_free();
     let mut broker = broker(true, 10);
     for e in [
@@ -22,14 +23,15 @@ fn after_one_missed_ack() -> Vec<String> {
         broker.publish(&mut sim, TOPIC, message).expect("publish");
     }
     let batch = broker.pull(&mut sim, SUB, 10).expect("pull");
-    let acked: Vec<String> = batch
-        .iter()
+    let acked: Vec<_> = batch
+        .into_iter()
         .filter(|r| !r.message.data.starts_with("A#2"))
-        .map(|r| r.ack_id.clone())
         .collect();
-    broker.acknowledge(&mut sim, SUB, &acked).expect("ack");
+    let ack_ids: Vec<String> = acked.iter().map(|r| r.ack_id.clone()).collect();
+    broker.acknowledge(&mut sim, SUB, &ack_ids).expect("ack");
     broker.advance(&mut sim, 10);
-    labels(&broker.pull(&mut sim, SUB, 10).expect("pull"))
+    let next = labels(&broker.pull(&mut sim, SUB, 10).expect("pull"));
+    (labels(&acked), next)
 }
 // ANCHOR_END: redelivery
 
@@ -82,27 +84,24 @@ fn acked_message_delivered_again() -> bool {
 }
 
 pub(super) fn observe(obs: &mut Observation) -> Summary {
-    let again = after_one_missed_ack();
-    obs.ask("A#1, A#2, A#3 and B#1 are delivered; all but A#2 are acknowledged, and A#2's deadline passes. Does the next pull hand out A#3 again?", again.iter().any(|l| l == "A#3"));
+    let (acked, again) = after_one_missed_ack();
+    obs.ask("In the redelivery experiment, does the next pull hand out a message the consumer acknowledged?", again.iter().any(|l| acked.contains(l)));
     obs.ask(
-        "In the same run, does the next pull hand out B#1 again?",
-        again.iter().any(|l| l.starts_with("B#")),
+        "In the redelivery experiment, does the next pull hand out B#1?",
+        again.iter().any(|l| l == "B#1"),
     );
-    // Two ways back for an acknowledged message: its ack was lost (the client saw ok),
-    // or an earlier message of its key was redelivered (A#3 above).
+    // The other way back for an acknowledged message: its ack was lost (the client saw
+    // ok). The chapter reports it; no question asks it.
     let acked_came_back = acked_message_delivered_again();
-    obs.ask(
-        "Over the explored schedules, is a message the consumer acknowledged ever delivered again?",
-        acked_came_back || again.iter().any(|l| l == "A#3"),
-    );
     let after_nack = after_a_nack();
-    let answer = match after_nack.join(",").as_str() {
-        "A#1" => "a",
-        "" => "b",
-        "A#1,A#2,A#3" => "c",
-        _ => "d",
+    let answer = match after_nack.len() {
+        1 => "a",
+        0 => "b",
+        3 => "c",
+        4 => "d",
+        _ => "?",
     };
-    obs.choose("A#1, A#2, A#3 and B#1 are delivered with ordering enabled. The consumer nacks A#1 and acknowledges A#2, A#3 and B#1. What does the next pull hand out?",
+    obs.choose("Variation: in the redelivery experiment, the consumer nacks A#1 and acknowledges the other three messages. How many messages does the next pull hand out?",
         answer,
         format!("the next pull handed out [{}]", after_nack.join(", ")),
     );

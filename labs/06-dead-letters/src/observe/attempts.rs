@@ -1,12 +1,13 @@
 //! Five reminders counted by delivery attempts.
 
+use super::counting::{Reminded, counter_with_key, reminded};
 use super::{Summary, scope};
 use crate::scenarios::reminder_broker;
-use crate::world::{INVOICES, MailProvider, REMINDERS};
+use crate::world::{INVOICES, REMINDERS, REMINDERS_DEAD};
 use labkit::Observation;
 use labkit::fault::{self, Sim};
 use labkit::figure::Sequence;
-use sim_pubsub::{Broker, PubsubMessage, SubscriptionConfig};
+use sim_pubsub::PubsubMessage;
 use std::collections::BTreeSet;
 
 // ANCHOR: naive_reminders
@@ -73,72 +74,75 @@ pub fn fewest_reminders_figure() -> Sequence {
         .note("mail provider", &format!("{n} reminders sent"))
 }
 
-/// A variation: a reminder job that keeps a durable count and counts a reminder once the
-/// provider confirmed it, but sends each one under a fresh key (the delivery's ack id);
-/// it nacks until five are counted. Over every schedule with one fault of the mail
-/// provider: the e-mails really sent, for each fault taken.
-fn counter_without_key() -> BTreeSet<(Vec<String>, usize)> {
-    let mut seen = BTreeSet::new();
-    fault::explore_all(scope(), |sim| {
-        let mut broker = Broker::new();
-        broker.create_topic(INVOICES).expect("topic");
-        let config = SubscriptionConfig::new(REMINDERS, INVOICES);
-        broker.create_subscription(config).expect("subscription");
-        broker.without_fault("pubsub:ack");
-        let message = PubsubMessage::new("INV-7");
-        broker.publish(sim, INVOICES, message).expect("publish");
-        let (mut mail, mut counted) = (MailProvider::default(), 0);
-        for _ in 0..10 {
-            for received in broker.pull(sim, REMINDERS, 1).expect("pull") {
-                let id = [received.ack_id.clone()];
-                let sent = mail.send(sim, true, ("reminder", "INV-7"), Some(&id[0]));
-                counted += usize::from(sent.is_ok());
-                if counted >= 5 {
-                    broker.acknowledge(sim, REMINDERS, &id).expect("ack");
-                } else {
-                    broker
-                        .modify_ack_deadline(sim, REMINDERS, &id, 0)
-                        .expect("nack");
-                }
-            }
-            broker.advance(sim, 10);
-        }
-        seen.insert((sim.fault_list(), mail.count("reminder", "INV-7")));
-        Ok(())
-    });
-    seen
-}
-
 pub(super) fn observe(obs: &mut Observation) -> Summary {
+    let both = reminded(5, true, &[REMINDERS, REMINDERS_DEAD]);
+    let early: Vec<&Reminded> = (both.iter())
+        .filter(|run| run.faults.iter().any(|f| f.ends_with("forward early")))
+        .collect();
+    obs.ask("The reminder job as listed also serves reminders-dead (a subscription without a dead-letter policy), the same way. In a schedule where INV-7 is forwarded early, does the job acknowledge it on reminders-dead?", early.iter().any(|run| run.acked_on.contains(&REMINDERS_DEAD)));
     let reminders: BTreeSet<usize> = reminders_by_attempts().iter().map(Vec::len).collect();
-    obs.ask("The reminder job sends one e-mail per delivery and nacks until delivery_attempt reaches 5. Does some explored schedule send a number of reminders other than five?", reminders.iter().any(|n| *n != 5));
-    let runs = counter_without_key();
-    let sent_after = |fault: &str| {
-        runs.iter()
-            .find(|(faults, _)| faults.iter().any(|f| f.ends_with(fault)))
-            .map(|(_, sent)| *sent)
+    obs.ask(
+        "Does the reminder job as listed send a sixth reminder in some explored schedule?",
+        reminders.iter().any(|n| *n > 5),
+    );
+    let sent = |runs: &BTreeSet<Reminded>| -> Vec<usize> {
+        let counts: BTreeSet<usize> = runs.iter().map(|run| run.sent).collect();
+        counts.into_iter().collect()
     };
-    let sent = sent_after("applied, response lost");
-    let answer = match sent {
-        Some(5) => "a",
-        Some(6) => "b",
-        _ => "c",
+    let publisher_only = sent(&reminded(5, false, &[REMINDERS]));
+    let answer = match publisher_only.as_slice() {
+        [5] => "a",
+        [4, 5] | [5, 6] | [4, 5, 6] => "b",
+        [20] => "c",
+        _ => "none of these",
     };
-    obs.choose("A reminder job keeps a durable count per invoice and counts a reminder once the provider confirms it, but sends each one under a fresh idempotency key (the delivery's ack id). It nacks until five are counted. One send times out after the e-mail went out. How many reminders does the customer receive?",
+    obs.choose("The service agent holds roles/pubsub.publisher on reminders-dead and nothing else. How many reminders does the reminder job as listed send?",
         answer,
-        match sent {
-            Some(n) => {
-                format!("{n} reminder e-mails when a send timed out after the e-mail went out")
-            }
-            None => "no schedule timed out after the e-mail went out".into(),
-        },
+        format!("reminders sent with the publisher role only: {publisher_only:?}"),
+    );
+    let ten = sent(&reminded(10, true, &[REMINDERS]));
+    let answer = match ten.as_slice() {
+        [5] => "a",
+        [4, 5] => "b",
+        [5, 6] => "d",
+        _ if ten.iter().any(|n| *n >= 9) => "c",
+        _ => "none of these",
+    };
+    obs.choose("The reminders subscription's max_delivery_attempts is raised to 10; the job is as listed. How many reminders does INV-7 get, over the explored schedules?",
+        answer,
+        format!("reminders sent with a maximum of 10: {ten:?}"),
+    );
+    let keyed: BTreeSet<usize> = (counter_with_key().into_iter())
+        .filter(|(faults, _)| !faults.is_empty())
+        .map(|(_, sent)| sent)
+        .collect();
+    let answer = match keyed.iter().copied().collect::<Vec<_>>().as_slice() {
+        [5] => "a",
+        [6] => "b",
+        [4] => "c",
+        _ => "none of these",
+    };
+    obs.choose("A reminder job keeps a durable count per invoice, sends reminder N under the key INV-7/reminder-N, counts it once the provider confirms it, nacks until five are counted, then acks; it does not serve reminders-dead. Its second send times out, whether or not the e-mail went out. How many reminders reach the customer?",
+        answer,
+        format!("reminder e-mails when the second send timed out: {keyed:?}"),
     );
     let reminders: Vec<usize> = reminders.into_iter().collect();
+    let early: Vec<usize> = early.iter().map(|run| run.sent).collect();
+    let keyed: Vec<usize> = keyed.into_iter().collect();
     vec![
         ("reminders_sent_by_attempt_counting", reminders.into()),
         (
-            "reminders_with_a_counter_and_fresh_keys_after_a_lost_response",
-            sent.into(),
+            "reminders_when_forwarded_early_and_dead_served",
+            early.into(),
+        ),
+        (
+            "reminders_with_the_publisher_role_only",
+            publisher_only.into(),
+        ),
+        ("reminders_with_a_maximum_of_10", ten.into()),
+        (
+            "reminders_with_a_counter_and_keys_after_a_timeout",
+            keyed.into(),
         ),
     ]
 }

@@ -102,35 +102,32 @@ fn operator_grants() -> Vec<Grant> {
     ]
 }
 
+/// How many times the poison message was delivered on `fulfilment`, over every schedule
+/// with one fault, whether or not it was forwarded.
+fn deliveries(grants: &[Grant]) -> BTreeSet<u32> {
+    let mut seen = BTreeSet::new();
+    fault::explore_all(scope(), |sim| {
+        let mut broker = dead_letter_broker(grants, 5);
+        poison(sim, &mut broker);
+        seen.insert(broker.deliveries("fulfilment", "1"));
+        Ok(())
+    });
+    seen
+}
+
 pub(super) fn observe(obs: &mut Observation) -> Summary {
+    let operator_only = attempts_before_forwarding(&operator_grants(), 5);
+    obs.ask("The operator holds roles/owner and grants their own account both roles; the service agent holds none. Does poison, as listed, return Some in some explored schedule?", operator_only.iter().any(|o| o.is_some()));
+    let publisher_only = deliveries(&agent_grants()[..1]);
+    obs.ask("The service agent holds roles/pubsub.publisher on orders-dead and nothing else. Is the poison message delivered more than six times on fulfilment?", publisher_only.iter().all(|n| *n > 6));
     let with_agent = attempts_before_forwarding(&agent_grants(), 5);
     let forwarded: Vec<u32> = with_agent.iter().flatten().copied().collect();
-    let (fewest, most) = (
-        forwarded.iter().min().copied().unwrap_or(0),
-        forwarded.iter().max().copied().unwrap_or(0),
-    );
-    obs.ask("max_delivery_attempts is 5 and the service agent holds both roles. Is the poison message delivered exactly five times before it reaches the dead-letter topic, in every explored schedule?", forwarded.len() == with_agent.len() && fewest == 5 && most == 5);
-    obs.ask("In the same runs, is the message ever delivered fewer than four or more than six times before it is forwarded?", fewest < 4 || most > 6);
-    let operator_only = attempts_before_forwarding(&operator_grants(), 5);
-    obs.ask("The operator holds roles/owner and grants their own account publisher on the dead-letter topic and subscriber on the subscription; the service agent holds nothing. Does the poison message reach the dead-letter topic?", operator_only.iter().all(|o| o.is_some()));
-    obs.ask("With both roles on the Pub/Sub service agent instead, does the poison message reach the dead-letter topic in every explored schedule?", with_agent.iter().all(|o| o.is_some()));
-    let publisher_only = attempts_before_forwarding(&agent_grants()[..1], 5);
-    obs.ask("The service agent holds roles/pubsub.publisher on the dead-letter topic and nothing on the subscription. Does the poison message stay on the source subscription, delivered again and again?", publisher_only.iter().all(|o| o.is_none()));
-    // A variation: the maximum raised to 10.
+    // The maximum raised to 10, for the chapter's account of the run.
     let ten: Vec<u32> = attempts_before_forwarding(&agent_grants(), 10)
         .into_iter()
         .flatten()
         .collect();
-    let (fewest, most) = (ten.iter().min(), ten.iter().max());
-    let answer = match (fewest, most) {
-        (Some(10), Some(10)) => "a",
-        (Some(_), Some(m)) if *m > 10 => "b",
-        _ => "c",
-    };
-    obs.choose("The operator raises max_delivery_attempts to 10; the service agent holds both roles. How many times is the poison message delivered before it is forwarded, over the explored schedules?",
-        answer,
-        format!("with a maximum of 10: forwarded after {ten:?} deliveries"),
-    );
+    let publisher_only: Vec<u32> = publisher_only.into_iter().collect();
     vec![
         ("deliveries_before_forwarding", forwarded.into()),
         (
@@ -142,8 +139,8 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
             operator_only.iter().any(|o| o.is_some()).into(),
         ),
         (
-            "publisher_only_forwarded",
-            publisher_only.iter().any(|o| o.is_some()).into(),
+            "deliveries_with_the_publisher_role_only",
+            publisher_only.into(),
         ),
     ]
 }

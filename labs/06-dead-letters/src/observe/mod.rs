@@ -8,17 +8,21 @@
 //! 1. `dead_letter`: a poison message under a dead-letter policy, with the roles on the
 //!    service agent, on the operator, or only half of them;
 //! 2. `seek`: a consumer that debits on every delivery, and a seek back in time, with
-//!    and without retained acknowledged messages;
-//! 3. `attempts`: five reminders counted by `delivery_attempt`, and by a counter with
-//!    fresh keys;
+//!    and without retained acknowledged messages (`rewind`: a seek to the present and a
+//!    seek to a snapshot);
+//! 3. `attempts`: five reminders counted by `delivery_attempt` (`counting`: with other
+//!    roles, another maximum, the dead-letter subscription served too, and a job that
+//!    counts for itself);
 //! 4. `forwarded`: what becomes of a forwarded message (a dead-letter topic without a
-//!    subscription, the count a dead letter carries, a key of an ordered subscription).
+//!    subscription, a seek of the source, a key of an ordered subscription).
 //!
 //! The answer keys live in `lab.toml`.
 
 mod attempts;
+mod counting;
 mod dead_letter;
 mod forwarded;
+mod rewind;
 mod seek;
 
 pub use attempts::fewest_reminders_figure;

@@ -1,10 +1,10 @@
 //! Retention and seek: what a seek replays, what it does not undo, how soon it acts.
 
+use super::rewind::{purge_then_pull, seek_to_snapshot};
 use super::{Summary, scope};
 use labkit::Observation;
 use labkit::fault::{self, Sim};
 use sim_pubsub::{Broker, PubsubMessage, SEVEN_DAYS, SeekTarget, SubscriptionConfig};
-use std::collections::BTreeSet;
 
 /// What keeps acknowledged messages for a later seek.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -17,10 +17,11 @@ enum Retention {
 }
 
 // ANCHOR: seek_debits
-/// Three payments are debited by a consumer that debits on every delivery and then acks;
-/// the operator seeks back to t = 0 and the consumer keeps running. Returns the debits in
-/// the end and whether the first pull after the seek already saw the replay.
-fn seek_and_debit(sim: &mut Sim, retention: Retention) -> (usize, bool) {
+/// Three payments are debited by a consumer that debits on every delivery and then
+/// acks; the operator seeks back to t = `to` (0 unless a question says otherwise) and
+/// the consumer keeps running. Returns the debits, in order, and whether the first pull
+/// after the seek already saw the replay.
+fn seek_and_debit(sim: &mut Sim, retention: Retention, to: u64) -> (Vec<String>, bool) {
     let mut broker = Broker::new();
     broker.create_topic("payments").expect("topic");
     if retention == Retention::Topic {
@@ -49,57 +50,83 @@ fn seek_and_debit(sim: &mut Sim, retention: Retention) -> (usize, bool) {
     };
     consume(sim, &mut broker);
     broker
-        .seek(sim, "billing", SeekTarget::Time(0))
+        .seek(sim, "billing", SeekTarget::Time(to))
         .expect("seek");
     let first_pull_saw_replay = consume(sim, &mut broker) > 0;
     // Let the seek settle and the consumer drain whatever it replays.
     broker.advance(sim, 60);
     consume(sim, &mut broker);
-    (debits.len(), first_pull_saw_replay)
-}
-
-/// Whether the first pull after the seek saw the replay, over every schedule with one
-/// fault.
-fn first_pull_after_seek() -> BTreeSet<bool> {
-    let mut seen = BTreeSet::new();
-    fault::explore_all(scope(), |sim| {
-        seen.insert(seek_and_debit(sim, Retention::Subscription).1);
-        Ok(())
-    });
-    seen
+    (debits, first_pull_saw_replay)
 }
 // ANCHOR_END: seek_debits
 
+/// Every schedule with one fault of the seek back to t = 0: its debits, and whether the
+/// first pull after the seek saw the replay.
+fn explored(retention: Retention) -> Vec<(Vec<String>, bool)> {
+    let mut runs = Vec::new();
+    fault::explore_all(scope(), |sim| {
+        runs.push(seek_and_debit(sim, retention, 0));
+        Ok(())
+    });
+    runs
+}
+
 pub(super) fn observe(obs: &mut Observation) -> Summary {
-    let run = |retention| seek_and_debit(&mut Sim::fault_free(), retention).0;
-    let debits_without_retention = run(Retention::Nothing);
-    let debits_with_retention = run(Retention::Subscription);
-    let first_pulls = first_pull_after_seek();
-    obs.ask("The subscription does not retain acknowledged messages. After the seek back to t = 0, does the consumer debit P1, P2 and P3 again?", debits_without_retention > 3);
-    obs.ask("With retain_acked_messages set before the first run, does the seek make the consumer debit them again?", debits_with_retention > 3);
-    obs.ask(
-        "Does the seek remove any of the debits the first run made?",
-        debits_with_retention < 3,
-    );
-    obs.ask(
-        "Can the first pull after the seek come back without any of the replayed messages?",
-        first_pulls.iter().any(|saw| !saw),
-    );
-    // A variation: the topic retains messages, the subscription does not.
-    let topic_retention = run(Retention::Topic);
-    let answer = match topic_retention {
-        6 => "a",
-        _ => "b",
+    let without = explored(Retention::Nothing);
+    let with = explored(Retention::Subscription);
+    let most = |runs: &[(Vec<String>, bool)]| runs.iter().map(|r| r.0.len()).max();
+    let stale: Vec<usize> = (with.iter().filter(|(_, saw)| !saw))
+        .map(|(debits, _)| debits.len())
+        .collect();
+    obs.ask("Neither billing nor the topic retains acknowledged messages. Does some explored schedule of the seek listing end with more than three debits?", most(&without) > Some(3));
+    obs.ask("billing retains acknowledged messages. In a schedule where the first pull after the seek still sees the state before it, does the run end with fewer than six debits?", stale.iter().any(|n| *n < 6));
+    let purged = purge_then_pull();
+    obs.ask("The consumer of the seek listing debits P1, P2 and P3 and stops before acknowledging them; the operator seeks billing to t = 30 and a new consumer starts pulling. Is some payment debited a second time in some explored schedule?", purged.iter().any(|n| *n > 3));
+    let from_snapshot = seek_to_snapshot();
+    obs.ask("billing does not retain acknowledged messages. The operator takes a snapshot of billing before the consumer's first pull, and seeks billing to it where the seek listing seeks to t = 0. Does the consumer debit P1, P2 or P3 again?", from_snapshot > 3);
+    let later = seek_and_debit(&mut Sim::fault_free(), Retention::Subscription, 15).0;
+    let answer = match later.len() {
+        4 => "a",
+        6 => "b",
+        3 => "c",
+        _ => "none of these",
     };
-    obs.choose("The subscription does not retain acknowledged messages, but the topic keeps every message for seven days. The consumer debits P1, P2 and P3 and acknowledges them; the operator seeks back to t = 0. How many debits exist afterwards?",
+    obs.choose("billing retains acknowledged messages, and the operator seeks to t = 15 instead of t = 0. How many debits does the seek listing end with, in the schedule without a fault?",
         answer,
-        format!("{topic_retention} debit(s) with the topic's retention, {debits_with_retention} with the subscription's, {debits_without_retention} with neither"),
+        format!("debits after a seek to t = 15: {later:?}"),
     );
-    let first_pulls: Vec<bool> = first_pulls.into_iter().collect();
+    let largest = most(&with).unwrap_or(0);
+    let answer = match largest {
+        6 => "a",
+        7 => "b",
+        9 => "c",
+        _ => "none of these",
+    };
+    obs.choose("billing retains acknowledged messages. What is the largest number of debits the seek listing ends with, over the explored schedules?",
+        answer,
+        format!("the explored schedules ended with at most {largest} debits"),
+    );
+    let fault_free = |retention| seek_and_debit(&mut Sim::fault_free(), retention, 0).0.len();
     vec![
-        ("debits_without_retention", debits_without_retention.into()),
-        ("debits_with_retention", debits_with_retention.into()),
-        ("debits_with_topic_retention", topic_retention.into()),
-        ("first_pull_after_seek_saw_replay", first_pulls.into()),
+        (
+            "debits_without_retention",
+            fault_free(Retention::Nothing).into(),
+        ),
+        (
+            "debits_with_retention",
+            fault_free(Retention::Subscription).into(),
+        ),
+        (
+            "debits_with_topic_retention",
+            fault_free(Retention::Topic).into(),
+        ),
+        ("most_debits_without_retention", most(&without).into()),
+        ("most_debits_with_retention", largest.into()),
+        ("debits_when_the_first_pull_missed_the_seek", stale.into()),
+        (
+            "debits_after_a_purge",
+            purged.into_iter().collect::<Vec<_>>().into(),
+        ),
+        ("debits_after_a_seek_to_a_snapshot", from_snapshot.into()),
     ]
 }

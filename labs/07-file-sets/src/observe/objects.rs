@@ -1,13 +1,17 @@
 //! One object at a time: racing creates, a delete the cleanup job approved for one
-//! generation, and a batch of deletes.
+//! generation, and a batch of deletes after the race.
 
-use super::{BUCKET, Facts, PUBLISHER_A, PUBLISHER_B, live, put, status, store, version};
+use super::{
+    BUCKET, Facts, PUBLISHER_A, PUBLISHER_B, live, put, status, store, store_with, version,
+};
 use labkit::Observation;
 use serde_json::json;
-use sim_storage::{DeleteRequest, Preconditions, Upload};
+use sim_storage::{DeleteRequest, Meta, ObjectStore, Preconditions, StorageError, Upload};
 
-/// 1. Two publishers upload the same object, first without, then with a precondition.
-pub fn racing_creates(obs: &mut Observation, facts: &mut Facts) {
+type Inserted = Result<Meta, StorageError>;
+
+/// The race listing: two publishers upload plain.json, then both create guarded.json.
+fn race() -> (ObjectStore, [Inserted; 4]) {
     // ANCHOR: race
     let mut s = store();
     let a = s.insert(PUBLISHER_A, BUCKET, "plain.json", Upload::new("from A"));
@@ -16,46 +20,66 @@ pub fn racing_creates(obs: &mut Observation, facts: &mut Facts) {
     let guarded_a = s.insert(PUBLISHER_A, BUCKET, "guarded.json", create("from A"));
     let guarded_b = s.insert(PUBLISHER_B, BUCKET, "guarded.json", create("from B"));
     // ANCHOR_END: race
+    (s, [a, b, guarded_a, guarded_b])
+}
+
+/// 1. Two publishers upload the same object, first without, then with a precondition;
+///    then A's guarded.json is deleted and B sends its create again.
+pub fn racing_creates(obs: &mut Observation, facts: &mut Facts) {
+    let (mut s, [a, b, guarded_a, guarded_b]) = race();
+    let (plain, guarded) = (live(&s, "plain.json"), live(&s, "guarded.json"));
     obs.ask(
-        "Publishers A and B upload plain.json in turn, without a precondition. Do both get 200?",
-        a.is_ok() && b.is_ok(),
+        "After the four inserts of the plain.json listing, do plain.json and guarded.json hold the same publisher's bytes?",
+        plain.is_ok() && plain == guarded,
     );
-    obs.ask(
-        "Afterwards, does a read of plain.json return A's bytes?",
-        live(&s, "plain.json").ok().as_deref() == Some(b"from A".as_slice()),
-    );
-    obs.ask(
-        "Both then create guarded.json with ifGenerationMatch=0, A first. Does B's create get 412?",
-        guarded_a.is_ok() && status(&guarded_b) == 412,
-    );
-    // A variation: A's object is deleted, and B sends its create again.
     let deleted = s.delete(
         PUBLISHER_A,
         BUCKET,
         "guarded.json",
         DeleteRequest::default(),
     );
-    let again = s.insert(PUBLISHER_B, BUCKET, "guarded.json", create("from B"));
+    let create = Upload::new("from B").if_generation_match(0);
+    let again = s.insert(PUBLISHER_B, BUCKET, "guarded.json", create);
+    let (plain, guarded) = (live(&s, "plain.json"), live(&s, "guarded.json"));
     obs.ask(
-        "Then A's guarded.json is deleted, and B sends the same create again. Does it succeed?",
-        deleted.is_ok() && again.is_ok(),
+        "After the plain.json listing, A's guarded.json is deleted and B sends its create again. Does guarded.json then hold the same bytes as plain.json?",
+        guarded.is_ok() && guarded == plain,
+    );
+    // A variation: B's upload of plain.json is create-only too.
+    let mut v = store();
+    put(&mut v, PUBLISHER_A, "plain.json", b"from A".to_vec());
+    let create_only = Upload::new("from B").if_generation_match(0);
+    let b_create_only = v.insert(PUBLISHER_B, BUCKET, "plain.json", create_only);
+    obs.ask(
+        "In the plain.json listing, B's upload of plain.json carries ifGenerationMatch=0 as well. Does plain.json end up with A's bytes?",
+        live(&v, "plain.json") == Ok(b"from A".to_vec()),
     );
     facts.insert(
         "racing_creates".into(),
         json!({
             "plain": [status(&a), status(&b)],
             "guarded": [status(&guarded_a), status(&guarded_b)],
-            "after_delete": status(&again),
+            "after_delete": [status(&deleted), status(&again)],
+            "plain_create_only_b": status(&b_create_only),
         }),
     );
 }
 
-/// 2. A cleanup job approved generation g1 of old.csv for deletion; a new upload
-///    replaced it. The job deletes pinned to g1, asks for generation g1 + 1, and last
-///    deletes without a precondition.
-pub fn approved_delete(obs: &mut Observation, facts: &mut Facts) {
+/// What the old.csv listing observed, and the store it leaves.
+struct Cleanup {
+    s: ObjectStore,
+    g1: i64,
+    g2: i64,
+    deletes: [u16; 2],
+    after_pinned: Option<Vec<u8>>,
+    next: Result<Vec<u8>, StorageError>,
+}
+
+/// The old.csv listing on `s`: a cleanup job approved generation g1 of old.csv for
+/// deletion; a new upload replaced it. The job deletes pinned to g1, asks for
+/// generation g1 + 1, and last deletes without a precondition.
+fn cleanup(mut s: ObjectStore) -> Cleanup {
     // ANCHOR: delete
-    let mut s = store();
     let g1 = put(&mut s, PUBLISHER_A, "old.csv", b"approved".to_vec()).unwrap_or(-1);
     let g2 = put(&mut s, PUBLISHER_B, "old.csv", b"replacement".to_vec()).unwrap_or(-1);
     let pinned = DeleteRequest {
@@ -68,64 +92,97 @@ pub fn approved_delete(obs: &mut Observation, facts: &mut Facts) {
     let any = DeleteRequest::default();
     let unpinned_delete = s.delete(PUBLISHER_A, BUCKET, "old.csv", any);
     // ANCHOR_END: delete
-    obs.ask("A cleanup job approved generation g1 of old.csv; an upload replaced it since. Does a delete with no generation and no precondition remove the replacement?", unpinned_delete.is_ok() && status(&live(&s, "old.csv")) == 404);
+    let deletes = [status(&pinned_delete), status(&unpinned_delete)];
+    Cleanup {
+        s,
+        g1,
+        g2,
+        deletes,
+        after_pinned,
+        next,
+    }
+}
+
+/// 2. The old.csv listing, without and with Object Versioning.
+pub fn approved_delete(obs: &mut Observation, facts: &mut Facts) {
+    let c = cleanup(store());
     obs.ask(
-        "Does the job's delete with ifGenerationMatch=g1 remove the replacement?",
-        pinned_delete.is_ok() && after_pinned.is_none(),
+        "In the old.csv listing, does `after_pinned` hold the bytes of B's upload?",
+        c.after_pinned.as_deref() == Some(b"replacement".as_slice()),
     );
-    obs.ask("Is the replacement's generation g1 + 1?", g2 == g1 + 1);
-    let answer = match next.as_deref() {
-        Ok(b"replacement") => "a",
-        Ok(b"approved") => "d",
-        Err(e) if e.code() == 404 => "b",
+    let left = [None, Some(c.g1), Some(c.g2)].into_iter().any(|g| match g {
+        None => live(&c.s, "old.csv").is_ok(),
+        Some(g) => version(&c.s, "old.csv", g).is_ok(),
+    });
+    obs.ask(
+        "When the old.csv listing ends, is any version of old.csv left in the bucket (which keeps no old versions)?",
+        left,
+    );
+    let versioned = cleanup(store_with(true));
+    let approved = version(&versioned.s, "old.csv", versioned.g1);
+    obs.ask(
+        "The old.csv listing in a bucket with Object Versioning on, which keeps a replaced or deleted live version as a noncurrent one: when the listing ends, does a read of old.csv at generation g1 return the approved bytes?",
+        approved == Ok(b"approved".to_vec()),
+    );
+    let answer = match c.next.as_deref() {
+        Err(e) if e.code() == 404 => "a",
+        Ok(b"replacement") => "b",
         Err(e) if e.code() == 412 => "c",
+        Ok(b"approved") => "d",
         _ => "?",
     };
-    obs.choose("While the replacement is live, the cleanup job asks for old.csv?generation=g1+1, g1 being the generation it approved. What does it get?",
+    obs.choose(
+        "What does `next`, in the old.csv listing, get?",
         answer,
         format!(
-            "generations {g1} and {g2}; ?generation={} answered {}",
-            g1 + 1,
-            status(&next)
+            "generations {} and {}; ?generation={} answered {}",
+            c.g1,
+            c.g2,
+            c.g1 + 1,
+            status(&c.next)
         ),
     );
     facts.insert(
-        "approved_and_replacement_generations".into(),
-        json!([g1, g2]),
+        "approved_delete".into(),
+        json!({
+            "generations": [c.g1, c.g2],
+            "deletes": c.deletes,
+            "versioned_deletes": versioned.deletes,
+            "versioned_g1": status(&approved),
+        }),
     );
 }
 
-/// A variation: one batch request deletes both files of a set, each pinned to the
-/// generation the job listed, after positions.csv was replaced.
-pub fn batch_delete(obs: &mut Observation, facts: &mut Facts) {
-    let mut s = store();
-    let accounts = put(&mut s, PUBLISHER_A, "set/accounts.csv", b"a1".to_vec());
-    let positions = put(&mut s, PUBLISHER_A, "set/positions.csv", b"p1".to_vec());
-    put(&mut s, PUBLISHER_B, "set/positions.csv", b"p2".to_vec());
-    let pinned = |generation: Option<i64>| DeleteRequest {
+/// A variation: after the race listing, A deletes both objects in one batch request,
+/// each part pinned to the generation A's own insert returned.
+pub fn race_then_batch(obs: &mut Observation, facts: &mut Facts) {
+    let (mut s, [a, _, guarded_a, _]) = race();
+    let pinned = |inserted: &Inserted| DeleteRequest {
         generation: None,
-        preconditions: Preconditions::generation(generation.unwrap_or(-1)),
+        preconditions: Preconditions::generation(inserted.as_ref().map_or(-1, |m| m.generation)),
     };
     let parts = [
-        ("set/accounts.csv", pinned(accounts)),
-        ("set/positions.csv", pinned(positions)),
+        ("plain.json", pinned(&a)),
+        ("guarded.json", pinned(&guarded_a)),
     ];
     let answers = s.batch_delete(PUBLISHER_A, BUCKET, &parts);
-    let remaining: Vec<&str> = ["set/accounts.csv", "set/positions.csv"]
+    let left: Vec<(&str, Vec<u8>)> = ["plain.json", "guarded.json"]
         .into_iter()
-        .filter(|name| live(&s, name).is_ok())
+        .filter_map(|name| live(&s, name).ok().map(|bytes| (name, bytes)))
         .collect();
-    let answer = match remaining.as_slice() {
-        ["set/accounts.csv", "set/positions.csv"] => "c",
-        [] => "b",
-        ["set/positions.csv"] => "a",
-        ["set/accounts.csv"] => "d",
+    let answer = match left.as_slice() {
+        [] => "a",
+        [("plain.json", bytes)] if bytes == b"from B" => "b",
+        [("guarded.json", bytes)] if bytes == b"from A" => "c",
+        [_, _] => "d",
         _ => "?",
     };
     let statuses: Vec<u16> = answers.iter().map(status).collect();
-    obs.choose("A job lists set/accounts.csv and set/positions.csv; positions.csv is replaced; the job sends one batch request deleting both, each with ifGenerationMatch set to the generation it listed. What is left?",
+    let names: Vec<&str> = left.iter().map(|(name, _)| *name).collect();
+    obs.choose(
+        "After the four inserts of the plain.json listing, A sends one batch request deleting plain.json and guarded.json, each part with ifGenerationMatch set to the generation A's own insert of that object returned. What is left?",
         answer,
-        format!("the parts answered {statuses:?}; left: {remaining:?}"),
+        format!("the parts answered {statuses:?}; left: {names:?}"),
     );
-    facts.insert("batch_delete".into(), json!(statuses));
+    facts.insert("race_then_batch".into(), json!(statuses));
 }

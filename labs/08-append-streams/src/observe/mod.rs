@@ -1,10 +1,11 @@
-//! The observe phase: what the simulated Storage Write API does with retries, offsets, a
-//! new stream and corrupted rows. Every verdict is computed from what the service just
-//! answered and what a query of the table then shows; the answer keys live in
-//! `lab.toml`.
+//! The observe phase: what the simulated Storage Write API does with retries, offsets,
+//! delayed and lost requests, a new stream, two writers and corrupted rows. Every
+//! verdict is computed from what the service just answered and what a query of the
+//! table then shows; the answer keys live in `lab.toml`.
 
 mod decisions;
 mod identity;
+mod late;
 mod retries;
 
 use labkit::fault::{Fate, Sim};
@@ -130,11 +131,16 @@ pub fn run() -> Report {
     retries::the_default_stream(&mut obs, &mut summary);
     retries::a_retry_at_the_same_offset(&mut obs);
     retries::offsets_count_rows(&mut obs);
-    retries::lost_and_late_requests(&mut obs);
-    identity::a_new_stream(&mut obs, &mut summary);
-    identity::hunting_for_an_offset(&mut obs, &mut summary);
-    identity::a_second_writer(&mut obs);
+    late::a_delayed_request(&mut obs);
+    late::a_rebuilt_batch(&mut obs);
+    late::skipping_ahead(&mut obs);
+    late::a_new_stream_after_a_delay(&mut obs);
+    identity::a_new_stream_for_b(&mut obs, &mut summary);
+    identity::two_writers_taking_turns(&mut obs);
     identity::a_corrupted_row(&mut obs, &mut summary);
+    identity::hunting_for_an_offset(&mut obs, &mut summary);
+    decisions::a_crash_before_the_request_left(&mut obs);
+    decisions::four_restart_choices(&mut obs);
     decisions::already_exists_without_proof(&mut obs);
     decisions::proceed_hold_or_reconcile(&mut obs);
     obs.finish(None, serde_json::Value::Object(summary))

@@ -1,124 +1,117 @@
-//! Unanswered commits: a response lost after the commit was applied, a request lost
-//! before it was, and replacement streams.
+//! Unanswered calls: an append lost before the service, a commit applied with its
+//! response lost, a commit request lost, and appends whose response was lost, each
+//! followed by what a coordinator or a worker might do next.
 
-use super::{Batch, error_names};
+use super::{Batch, error_names, rows};
 use labkit::Observation;
 use labkit::fault::Fate;
-use sim_writeapi::{BatchCommitWriteStreamsResponse, StorageError, StorageErrorCode};
+use serde_json::{Map, Value};
 
-/// Two finalized streams whose commit is applied and its response lost.
-fn committed_without_a_response(b: &mut Batch) -> ([String; 2], u64) {
-    let [s1, s2] = b.both_workers();
-    let row_count = b.finalize(&s1).expect("finalize");
-    b.finalize(&s2).expect("finalize");
-    let lost = b.commit(&[s1.clone(), s2.clone()]);
-    assert!(
-        lost.is_err_and(|e| e.is_indefinite()),
-        "a scripted lost response"
-    );
-    ([s1, s2], row_count)
-}
-
-/// The commit is applied, its response lost; the same commit is sent again.
-pub fn a_lost_commit_response(obs: &mut Observation) {
-    let mut b = Batch::with_next_commit(Fate::AppliedResponseLost);
-    let (group, row_count_before) = committed_without_a_response(&mut b);
-    obs.ask("In a third run the commit's response is lost: the coordinator sees DEADLINE_EXCEEDED. Are the five rows visible?", b.visible() == 5);
-    let retry = b.commit(&group);
-    let visible_after_retry = b.visible();
-    obs.ask("The coordinator sends the same BatchCommitWriteStreams again. Does the table show more than five rows afterwards?", visible_after_retry > 5);
-    let first_time = b.api.get_write_stream(&group[0]).expect("get").commit_time;
-    let already = |r: &BatchCommitWriteStreamsResponse| {
-        let code = |e: &StorageError| e.code == StorageErrorCode::StreamAlreadyCommitted;
-        !r.stream_errors.is_empty() && r.stream_errors.iter().all(code)
-    };
-    let letter = match &retry {
-        Err(_) => "a",
-        Ok(r) if r.commit_time.is_some() && r.commit_time != first_time => "b",
-        Ok(r) if r.commit_time.is_some() => "d",
-        Ok(r) if already(r) => "c",
-        Ok(_) => "none of these",
-    };
-    let seen = match &retry {
-        Ok(r) => format!(
-            "commit_time {:?}, stream_errors {:?}",
-            r.commit_time,
-            error_names(r)
-        ),
-        Err(e) => e.to_string(),
-    };
-    obs.choose("In the third run (commit applied, response lost) the coordinator sends the same BatchCommitWriteStreams again. What does it get back?",
-        letter,
-        format!("the retry answered {seen}; the table shows {visible_after_retry} rows"),
-    );
-    // Which call tells the coordinator that the group was committed?
-    let finalize_again = b.finalize(&group[0]).ok();
-    let finalize_tells = finalize_again != Some(row_count_before);
-    let letter = match (first_time.is_some(), finalize_tells) {
-        (true, _) => "a",
-        (false, true) => "b",
-        (false, false) => "c",
-    };
-    obs.choose("After that lost response, which call tells the coordinator whether the group was committed?",
-        letter,
-        format!("GetWriteStream shows commit_time {first_time:?}; FinalizeWriteStream answered row_count {row_count_before} before the commit and {finalize_again:?} after it"),
-    );
-}
-
-/// After the lost response: new streams for both ranges; then, in another run, a new
-/// stream for W2's range only.
-pub fn replacement_streams(obs: &mut Observation) {
-    let mut b = Batch::with_next_commit(Fate::AppliedResponseLost);
-    committed_without_a_response(&mut b);
-    let [r1, r2] = b.both_workers();
-    b.finalize(&r1).expect("finalize");
-    b.finalize(&r2).expect("finalize");
-    let replaced = b.commit(&[r1, r2]).expect("commit replacements");
-    obs.ask("In a fourth run, after the same lost response, the coordinator creates two new streams, appends W1's and W2's ranges to them, finalizes and commits them. Does some source position appear twice in the table?", replaced.stream_errors.is_empty() && b.most_copies() == 2);
-    // The variation: keep W1's stream, replace W2's only.
-    let mut b = Batch::with_next_commit(Fate::AppliedResponseLost);
-    let ([s1, _], _) = committed_without_a_response(&mut b);
-    let s3 = b.worker("W2", 2, 5);
-    b.finalize(&s3).expect("finalize");
-    let mixed = b.commit(&[s1, s3]).expect("commit");
-    let visible = b.visible();
-    obs.choose("After the lost response (the group [s1, s2] was committed), the coordinator keeps s1 but replaces W2's stream: it appends W2's range to a new stream s3, finalizes it and commits [s1, s3]. How many rows does the table show?",
-        match visible {
-            8 => "a",
-            5 => "b",
-            10 => "c",
-            _ => "d",
-        },
-        format!(
-            "the commit of [s1, s3] answered stream_errors {:?}; the table shows {visible} rows",
-            error_names(&mixed)
-        ),
-    );
-}
-
-/// The commit request is lost before the service applies it.
-pub fn a_commit_lost_before_it_was_applied(obs: &mut Observation) {
-    let mut b = Batch::with_next_commit(Fate::NotApplied);
+/// Two finalized streams whose commit meets `fate` (the service scripted for it): the group.
+fn commit_unanswered(b: &mut Batch) -> [String; 2] {
     let [s1, s2] = b.both_workers();
     b.finalize(&s1).expect("finalize");
     b.finalize(&s2).expect("finalize");
-    let group = [s1, s2];
-    let lost = b.commit(&group);
-    let seen: Vec<Option<u64>> = (group.iter())
-        .map(|s| b.api.get_write_stream(s).expect("get").commit_time)
-        .collect();
-    obs.choose("In the fifth run (the commit request lost before it reached the service) a new coordinator process finds COMMITTING in its journal and calls GetWriteStream on s1 and s2. What does it see?",
-        match seen.as_slice() {
-            [None, None] => "a",
-            [Some(_), Some(_)] => "b",
-            [Some(_), None] => "c",
-            _ => "d",
-        },
+    let lost = b.commit(&[s1.clone(), s2.clone()]);
+    assert!(lost.is_err_and(|e| e.is_indefinite()), "a scripted fault");
+    [s1, s2]
+}
+
+/// W2's append never reaches the service; both streams are finalized and committed.
+pub fn an_append_lost_before_the_service(obs: &mut Observation, summary: &mut Map<String, Value>) {
+    let mut b = Batch::new();
+    let s1 = b.worker("W1", 0, 2);
+    let (s2, lost) = b.worker_meeting(Fate::NotApplied, "W2", 2, 5);
+    assert!(lost.is_err(), "a scripted lost request");
+    let row_counts = (b.finalize(&s1), b.finalize(&s2));
+    let committed = b.commit(&[s1, s2]).expect("commit");
+    obs.ask("In another run W2's append request is lost before it reaches the service, and W2 does not send it again. The coordinator finalizes s1 and s2 and commits [s1, s2]. Does that commit answer with a commit_time?", committed.commit_time.is_some());
+    let seen = format!(
+        "finalize answered {row_counts:?}; {} rows visible",
+        b.visible()
+    );
+    summary.insert("empty_stream_commit".into(), seen.into());
+}
+
+/// The commit is applied, its response lost; the same commit is sent again; then W2's
+/// range is written to a new stream committed alone.
+pub fn a_lost_commit_response(obs: &mut Observation) {
+    let mut b = Batch::with_next_commit(Fate::AppliedResponseLost);
+    let group = commit_unanswered(&mut b);
+    let retry = b.commit(&group).expect("the retry answers");
+    obs.ask("In another run the commit of [s1, s2] is applied but its response is lost, and the coordinator sends the same commit again. Does the second answer carry a commit_time?", retry.commit_time.is_some());
+    let s3 = b.worker("W2", 2, 5);
+    b.finalize(&s3).expect("finalize");
+    b.commit(&[s3]).expect("commit s3");
+    obs.ask("After that, the coordinator writes W2's range again into a new stream s3 and commits [s3] alone. Does position 2 appear twice in the table?", b.copies(2) == 2);
+}
+
+/// The commit request is lost; the coordinator keeps s1, replaces s2 by s3 and commits
+/// [s1, s3]; then the process that sent the lost request sends [s1, s2] again.
+pub fn a_lost_commit_request(obs: &mut Observation) {
+    let mut b = Batch::with_next_commit(Fate::NotApplied);
+    let [s1, s2] = commit_unanswered(&mut b);
+    let s3 = b.worker("W2", 2, 5);
+    b.finalize(&s3).expect("finalize");
+    b.commit(&[s1.clone(), s3]).expect("commit [s1, s3]");
+    obs.ask("In another run the commit request is lost before it reaches the service. The coordinator keeps s1, writes W2's range again into a new stream s3 and commits [s1, s3]. Does any position appear twice in the table?", b.most_copies() > 1);
+    let stale = b.commit(&[s1, s2]).expect("the stale commit answers");
+    let streams = b.visible_streams();
+    let letter = match streams.join(" ").as_str() {
+        "s1 s2 s3" => "a",
+        "s1 s3" => "b",
+        "s1 s2" => "c",
+        _ => "none of these",
+    };
+    obs.choose("In the run where the coordinator committed [s1, s3] after a lost request, the process that sent the lost request then sends [s1, s2] again. Which streams' rows does the table show at the end?",
+        letter,
         format!(
-            "the commit answered {}; GetWriteStream shows commit_time {seen:?}",
-            lost.map_or_else(|e| e.to_string(), |_| "a response".into())
+            "the resent [s1, s2] answered stream_errors {:?}; the table shows the rows of {streams:?}",
+            error_names(&stale)
         ),
     );
-    let again = b.commit(&group).expect("commit again");
-    obs.ask("In a fifth run the commit request is lost before it reaches the service (DEADLINE_EXCEEDED, nothing committed). The coordinator sends the same commit again. Are the five rows visible after it?", again.stream_errors.is_empty() && b.visible() == 5);
+}
+
+/// An append applied with its response lost: W2 resends it to its stream at offset 0, or
+/// (another run) W1 runs the worker code again from the top.
+pub fn lost_append_responses(obs: &mut Observation) {
+    let mut b = Batch::new();
+    b.worker("W1", 0, 2);
+    let (s2, lost) = b.worker_meeting(Fate::AppliedResponseLost, "W2", 2, 5);
+    assert!(lost.is_err(), "a scripted lost response");
+    let resent = b.append(&s2, 0, rows("W2", 2, 5));
+    let row_count = b.finalize(&s2).expect("finalize");
+    obs.choose("In another run W2's append is applied but its response is lost, and W2 sends the same request again on a new connection, at offset 0 as listed. What does FinalizeWriteStream answer for s2?",
+        match row_count {
+            3 => "a",
+            6 => "b",
+            0 => "c",
+            1 => "d",
+            _ => "none of these",
+        },
+        format!("the resend answered {resent:?}; FinalizeWriteStream answered {row_count}"),
+    );
+
+    let mut b = Batch::new();
+    let (first, lost) = b.worker_meeting(Fate::AppliedResponseLost, "W1", 0, 2);
+    assert!(lost.is_err(), "a scripted lost response");
+    let streams = [first, b.worker("W1", 0, 2), b.worker("W2", 2, 5)];
+    for stream in &streams {
+        b.finalize(stream).expect("finalize");
+    }
+    let committed = b.commit(&streams).expect("commit");
+    let visible = b.visible();
+    obs.choose("In another run W1's append is applied but its response is lost, and W1 runs the worker code again from the top; then W2 runs. The coordinator finalizes and commits every stream the workers created. How many rows does the table show?",
+        match visible {
+            0 => "a",
+            5 => "b",
+            7 => "c",
+            _ => "none of these",
+        },
+        format!(
+            "the commit of {} streams answered commit_time {:?}; the table shows {visible} rows",
+            streams.len(),
+            committed.commit_time
+        ),
+    );
 }

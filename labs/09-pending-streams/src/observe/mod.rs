@@ -10,7 +10,7 @@ mod visibility;
 use labkit::fault::{Fate, Sim};
 use labkit::{Observation, Report};
 use sim_writeapi::{
-    AppendRowsRequest, BatchCommitWriteStreamsResponse, Row, Status, StreamType, WriteApi,
+    AppendRowsRequest, BatchCommitWriteStreamsResponse, Row, Status, StreamType, WriteApi, short,
 };
 
 const TABLE: &str = "daily";
@@ -69,6 +69,24 @@ impl Batch {
         response.map(|_| ()).map_err(|e| e.status)
     }
 
+    /// A worker whose one append meets `fate`: its stream and what the append answered.
+    fn worker_meeting(
+        &mut self,
+        fate: Fate,
+        worker: &str,
+        first: u64,
+        end: u64,
+    ) -> (String, Result<(), Status>) {
+        let stream = self
+            .api
+            .create_write_stream(&mut self.sim, TABLE, StreamType::Pending)
+            .expect("create")
+            .name;
+        self.api.script_next_append(fate);
+        let answer = self.append(&stream, 0, rows(worker, first, end));
+        (stream, answer)
+    }
+
     /// Both workers' streams, appended (not finalized): W1 0–1, W2 2–4.
     fn both_workers(&mut self) -> [String; 2] {
         [self.worker("W1", 0, 2), self.worker("W2", 2, 5)]
@@ -88,19 +106,35 @@ impl Batch {
         self.api.read_table(TABLE).len()
     }
 
+    /// How many times source position `p` of D1 appears in the table.
+    fn copies(&self, p: u64) -> usize {
+        let source = format!("D1:{p}");
+        let rows = self.api.read_table(TABLE);
+        rows.iter().filter(|r| r.row.source == source).count()
+    }
+
+    /// Whether every position of `first..end` appears in the table.
+    fn shows(&self, first: u64, end: u64) -> bool {
+        (first..end).all(|p| self.copies(p) > 0)
+    }
+
     /// The most times one source position appears in the table.
     fn most_copies(&self) -> usize {
-        let sources: Vec<String> = self
-            .api
-            .read_table(TABLE)
-            .into_iter()
-            .map(|r| r.row.source)
-            .collect();
-        sources
-            .iter()
-            .map(|s| sources.iter().filter(|t| *t == s).count())
-            .max()
-            .unwrap_or(0)
+        (0..5).map(|p| self.copies(p)).max().unwrap_or(0)
+    }
+
+    /// The streams whose rows the table shows (`s1`, `s2`, …), in creation order.
+    fn visible_streams(&self) -> Vec<String> {
+        let rows = self.api.read_table(TABLE);
+        (self.api.stream_names().iter())
+            .filter(|name| rows.iter().any(|r| &r.write_stream == *name))
+            .map(|name| short(name).to_string())
+            .collect()
+    }
+
+    /// `GetWriteStream`'s commit_time of `stream`.
+    fn commit_time(&self, stream: &str) -> Option<u64> {
+        self.api.get_write_stream(stream).expect("get").commit_time
     }
 }
 
@@ -117,11 +151,13 @@ fn error_names(response: &BatchCommitWriteStreamsResponse) -> Vec<&'static str> 
 pub fn run() -> Report {
     let mut obs = Observation::new("pending-streams");
     let mut summary = serde_json::Map::new();
-    visibility::invisible_until_the_commit(&mut obs, &mut summary);
+    visibility::before_the_commit(&mut obs, &mut summary);
     visibility::one_unfinalized_stream(&mut obs, &mut summary);
+    visibility::the_group_sent_again(&mut obs);
+    failures::an_append_lost_before_the_service(&mut obs, &mut summary);
     failures::a_lost_commit_response(&mut obs);
-    failures::replacement_streams(&mut obs);
-    failures::a_commit_lost_before_it_was_applied(&mut obs);
+    failures::a_lost_commit_request(&mut obs);
+    failures::lost_append_responses(&mut obs);
     limits::the_time_limits(&mut obs, &mut summary);
     obs.finish(None, serde_json::Value::Object(summary))
 }

@@ -1,6 +1,7 @@
 //! The chapter's table of signals, written by `figures()` into
 //! `book/src/figures/10-signals.md`, so the book shows what the observe run measures.
 
+use super::contention::calm_runs;
 use super::{OBSERVE_SEED, Runs, runs};
 use crate::scenarios::Outcome;
 
@@ -67,13 +68,24 @@ pub fn signals_page() -> String {
         aborts_one_row,
         aborts_eight_rows,
     } = runs();
+    let calm = calm_runs();
     let mut page = format!("Seed `{OBSERVE_SEED:#x}`, one transaction at each end:\n\n");
     page.push_str(&table(&one_tx));
     page.push_str(&format!(
-        "\nUnder the same seed the plain writer lost {} messages and the offset committed \
-         at read {}. Without other faults, eight producers over one hot row met \
+        "\nUnder the same seed the plain writer lost {} messages and its validator counted \
+         {} duplicates; the offset committed at read lost {}. With no injected fault at \
+         all, the plain writer lost {} and counted {} duplicates, the offset committed at \
+         read lost {}, and one transaction at each end lost {} and had {} messages handed \
+         out again. Without other faults, eight producers over one hot row met \
          {aborts_one_row} aborts, over eight rows {aborts_eight_rows}.\n",
-        outside.signals.lost, offset_at_read.signals.lost,
+        outside.signals.lost,
+        outside.signals.app_duplicates,
+        offset_at_read.signals.lost,
+        calm.outside.signals.lost,
+        calm.outside.signals.app_duplicates,
+        calm.offset_at_read.signals.lost,
+        calm.one_tx.signals.lost,
+        calm.one_tx.signals.redelivered,
     ));
     page
 }

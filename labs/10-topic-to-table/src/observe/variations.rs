@@ -1,8 +1,7 @@
 //! Variations the chapter does not walk through, each run here so that the answers to the
 //! questions about them are observed: a second transaction on one reader session, a
 //! producer retried after two faults, a sequence number moved inside the body, an
-//! unknown commit taken for a failure, a second consumer group, an explicit sequence
-//! number.
+//! unknown commit taken for a failure, an explicit sequence number.
 
 use super::experiments::{offsets_read, topic_with};
 use super::protocols::{ONE_TRANSACTION, consume_in_tx, produce_in_tx, upsert_batch};
@@ -28,6 +27,12 @@ pub fn second_transaction_on_the_session() -> (bool, i64) {
     (committed, read.first().copied().unwrap_or(-1))
 }
 
+/// Commit faults and lock breaks, no killed connection.
+const COMMIT_FAULTS: Chaos = Chaos {
+    kill_connections: false,
+    ..Chaos::ALL
+};
+
 fn producer() -> Producer {
     Producer {
         actor: "p0",
@@ -38,23 +43,20 @@ fn producer() -> Producer {
     }
 }
 
-/// Producer p0 sends one message with `protocol`, its commits meeting the fates `path`
-/// picks (commit faults and lock breaks on). Returns the database.
-fn retried_message(protocol: Protocol, path: &[usize]) -> Ydb {
-    let mut db = Ydb::in_memory(
-        1,
-        Chaos {
-            kill_connections: false,
-            ..Chaos::ALL
-        },
-    );
+/// Producer p0 sends one message with `protocol` under `chaos`, the faults it meets picked
+/// by `path`, until a commit returns Ok. Returns the database.
+pub(super) fn one_message(chaos: Chaos, protocol: Protocol, path: &[usize]) -> Ydb {
+    let mut db = Ydb::in_memory(1, chaos);
     db.create_table(HOT);
     db.create_table(SINK);
     let mut sim = Sim::replaying(path);
     let mut p = producer();
     for _attempt in 0..path.len() + 1 {
         let mut tx = db.begin();
-        (protocol.produce)(&mut db, &mut sim, &mut tx, &mut p).expect("no killed connection");
+        if (protocol.produce)(&mut db, &mut sim, &mut tx, &mut p).is_err() {
+            db.rollback(&mut sim, "p0", tx);
+            continue;
+        }
         if db.commit(&mut sim, "p0", tx).is_ok() {
             (protocol.produced)(&mut p);
             break;
@@ -86,7 +88,7 @@ fn drain(db: &mut Ydb) {
 pub fn retried_producer_copies() -> (usize, usize) {
     // With lock breaks on, a commit's options are: 0 ok, 1 locks broken, 2 OVERLOADED,
     // 3 UNAVAILABLE applied, 4 UNAVAILABLE not applied, 5 UNDETERMINED applied, …
-    let mut db = retried_message(ONE_TRANSACTION, &[3, 1, 0]);
+    let mut db = one_message(COMMIT_FAULTS, ONE_TRANSACTION, &[3, 1, 0]);
     let copies = db.all_messages().len();
     drain(&mut db);
     (copies, db.all_rows(SINK).len())
@@ -112,13 +114,7 @@ pub fn seq_no_moved_in_the_body() -> Vec<i64> {
         produced: |_| {},
         ..ONE_TRANSACTION
     };
-    let mut db = Ydb::in_memory(
-        1,
-        Chaos {
-            kill_connections: false,
-            ..Chaos::ALL
-        },
-    );
+    let mut db = Ydb::in_memory(1, COMMIT_FAULTS);
     db.create_table(HOT);
     let mut sim = Sim::replaying(&[1, 0, 0]);
     let mut p = producer();
@@ -174,25 +170,6 @@ fn holds_first(batch: &Batch) -> bool {
     (batch.messages.iter()).any(|m| decode_payload(&m.payload).is_some_and(|(_, s, _)| s == 1))
 }
 
-/// Two consumer groups drain the same six messages, each through its own reader
-/// session and offsets, into the one sink table. Returns the sink's rows.
-pub fn two_consumer_groups() -> usize {
-    let (mut db, mut sim) = topic_with(6);
-    for group in [CONSUMER, "second-group"] {
-        loop {
-            let mut tx = db.begin();
-            let batch = db.receive_batch_with_tx(&mut sim, group, &mut tx, group, 4);
-            let batch = batch.expect("no chaos here");
-            if batch.messages.is_empty() {
-                break;
-            }
-            upsert_batch(&db, &mut tx, &batch);
-            db.commit(&mut sim, group, tx).expect("no chaos here");
-        }
-    }
-    db.all_rows(SINK).len()
-}
-
 /// The producer with an explicit sequence number (`auto_seqno` off).
 fn produce_explicit(
     db: &mut Ydb,
@@ -213,5 +190,7 @@ pub fn explicit_seq_no_copies() -> usize {
         produce: produce_explicit,
         ..ONE_TRANSACTION
     };
-    retried_message(protocol, &[5, 0]).all_messages().len()
+    one_message(COMMIT_FAULTS, protocol, &[5, 0])
+        .all_messages()
+        .len()
 }
