@@ -4,7 +4,7 @@
 use labkit::fault::{self, Token, Violation};
 use outbox::invariants::{ALL_INVARIANTS, Invariant, report};
 use outbox::relay::apply_effect;
-use outbox::scenarios::{explore_relay, relay_scenario};
+use outbox::scenarios::{explore_refused, explore_relay, relay_scenario};
 use outbox::world::{Delivery, Faults, RECEIVER_SCHEMA, ReceiverError};
 use rusqlite::Connection;
 
@@ -13,10 +13,11 @@ labkit::graded_suite![
     a_retried_identity_is_recognised,
     a_different_amount_under_the_same_identity_is_rejected,
     the_fault_free_relay_delivers_every_intent_once,
-    no_effect_is_lost_when_a_response_is_lost,
+    no_effect_is_lost_when_the_network_fails,
     no_effect_is_lost_when_the_relay_crashes,
     no_effect_is_applied_twice_when_a_response_is_lost_or_the_relay_crashes,
     exactly_once_under_every_schedule_with_two_faults,
+    a_refused_intent_stays_unsent,
     every_schedule_replays_identically,
 ];
 
@@ -113,7 +114,7 @@ fn the_fault_free_relay_delivers_every_intent_once() {
     explore_relay(0, Faults::All, &ALL_INVARIANTS).assert_ok();
 }
 
-fn no_effect_is_lost_when_a_response_is_lost() {
+fn no_effect_is_lost_when_the_network_fails() {
     explore_relay(1, Faults::NetworkOnly, &[Invariant::NoEffectLost]).assert_ok();
 }
 
@@ -127,6 +128,10 @@ fn no_effect_is_applied_twice_when_a_response_is_lost_or_the_relay_crashes() {
 
 fn exactly_once_under_every_schedule_with_two_faults() {
     explore_relay(2, Faults::All, &ALL_INVARIANTS).assert_ok_reaching(2);
+}
+
+fn a_refused_intent_stays_unsent() {
+    explore_refused(1).assert_ok_reaching(1);
 }
 
 fn every_schedule_replays_identically() {

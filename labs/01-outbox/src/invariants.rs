@@ -96,6 +96,56 @@ fn explain(intent: &Settled, invariant: Invariant) -> Verdict {
     }
 }
 
+/// What a schedule left behind for an intent whose name the receiver already held for
+/// another amount.
+#[derive(Clone, Debug)]
+pub struct Refused {
+    pub id: String,
+    pub amount: i64,
+    /// The amount another intent left under the same name before the outbox's committed.
+    pub held: i64,
+    /// Every row the receiver holds under the name, with the amount it holds.
+    pub rows: Vec<i64>,
+    pub sent: bool,
+}
+
+/// The receiver must refuse an intent whose name it holds for another amount, and a
+/// refused intent has no effect: the relay must leave it unsent.
+pub fn check_refused(refused: &Refused) -> Verdict {
+    let Refused {
+        id,
+        amount,
+        held,
+        rows,
+        sent,
+    } = refused;
+    let then = if rows.as_slice() != [*held] {
+        let rows: Vec<String> = rows.iter().map(|a| format!("({id}, {a})")).collect();
+        format!(
+            "Then the receiver holds {} under the name {id}.",
+            rows.join(" and ")
+        )
+    } else if *sent {
+        format!(
+            "Then the receiver still holds ({id}, {held}) alone, and the outbox marks {id} sent."
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Violation::new(
+        "a refused intent stays unsent",
+        &[
+            format!(
+                "Let {id} be the intent ({id}, {amount}) committed in the outbox, while the receiver already held ({id}, {held}), left by another intent under the same name."
+            ),
+            then,
+            format!(
+                "Contradiction: the receiver cannot take ({id}, {amount}) without changing an effect that is not its own, so it must refuse it; and a refused intent has no effect, so the relay must leave it unsent for someone to resolve. Marked sent, it would never be sent again, and nothing would say it never took effect."
+            ),
+        ],
+    ))
+}
+
 /// The report of a check that runs no schedule (the receiver alone), in the form of a
 /// schedule's failure: the invariant, what happened, and the explanation.
 pub fn report(violation: &Violation, happened: &[String]) -> String {

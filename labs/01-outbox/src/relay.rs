@@ -10,7 +10,8 @@
 //! `receiver.db` (table `effects (seq, order_id, amount)`).
 //!
 //! Goal: under every schedule with up to two faults, every intent of the outbox takes
-//! effect at the receiver once, never twice, and ends marked sent. Grade it with
+//! effect at the receiver once, never twice, and ends marked sent; an intent whose name
+//! the receiver already holds for another amount is refused and stays unsent. Grade it with
 //! `cargo labs check 01`; `cargo labs hint 01` gives one hint at a time.
 
 use crate::world::{Delivery, ReceiverError, Relay};

@@ -2,7 +2,7 @@
 //! your `relay_outbox` against a network that runs your `apply_effect`, and the
 //! explorations of every schedule. `cargo labs replay 01 relay TOKEN` replays one.
 
-use crate::invariants::{self, ALL_INVARIANTS, Invariant, Settled};
+use crate::invariants::{self, ALL_INVARIANTS, Invariant, Refused, Settled};
 use crate::relay::{apply_effect, relay_outbox};
 use crate::world::{Faults, Network, RECEIVER_SCHEMA, Relay};
 use labkit::fault::{self, Exploration, Glyph, Replay, Scope, Sim, Token, Verdict};
@@ -13,6 +13,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The intents every graded schedule starts with: two identities, one amount.
 pub const INTENTS: [(&str, i64); 2] = [("S1", 120), ("S2", 120)];
+
+/// An intent whose name the receiver already holds for another amount: `(id, the
+/// outbox's amount, the amount an earlier intent left under the same name)`.
+pub const REFUSED: (&str, i64, i64) = ("S3", 80, 50);
 
 static WORLDS: AtomicU64 = AtomicU64::new(0);
 
@@ -119,13 +123,55 @@ fn settle(world: &World, network: &Network) -> Vec<Settled> {
 pub fn relay_scenario(sim: &mut Sim, faults: Faults, invariants: &[Invariant]) -> Verdict {
     let world = World::create();
     let mut network = Network::new(open(&world.dir.join("receiver.db")), apply_effect, faults);
+    run_relay_processes(sim, &world, &mut network);
+    invariants::check(&settle(&world, &network), invariants)
+}
+
+/// The same schedule, with the outbox also holding [`REFUSED`]'s intent, whose name the
+/// receiver already holds for another amount. The other intents must end as always.
+pub fn refused_scenario(sim: &mut Sim, faults: Faults) -> Verdict {
+    let world = World::create();
+    let (id, amount, held) = REFUSED;
+    world
+        .outbox()
+        .execute_batch(&format!(
+            "BEGIN; INSERT INTO orders VALUES ('{id}', {amount});
+             INSERT INTO outbox VALUES ('{id}', {amount}, 0); COMMIT;"
+        ))
+        .expect("enqueue");
+    let receiver = open(&world.dir.join("receiver.db"));
+    receiver
+        .execute(
+            "INSERT INTO effects (order_id, amount) VALUES (?1, ?2)",
+            (id, held),
+        )
+        .expect("the earlier effect");
+    let mut network = Network::new(receiver, apply_effect, faults);
+    run_relay_processes(sim, &world, &mut network);
+    invariants::check(&settle(&world, &network), &ALL_INVARIANTS)?;
+    let rows = network.effects().into_iter().filter(|e| e.order_id == id);
+    invariants::check_refused(&Refused {
+        id: id.to_string(),
+        amount,
+        held,
+        rows: rows.map(|e| e.amount).collect(),
+        sent: world
+            .outbox()
+            .query_row("SELECT sent FROM outbox WHERE id = ?1", [id], |r| r.get(0))
+            .expect("sent flag"),
+    })
+}
+
+/// Three relay processes that may crash or meet a faulty network, then two fault-free
+/// ones after the network heals and the requests in flight land.
+fn run_relay_processes(sim: &mut Sim, world: &World, network: &mut Network) {
     for process in 1..=5 {
         if process == 4 {
             // The faulty phase is over: requests still in flight land, nothing else fails.
             sim.heal();
             network.land_late_requests(sim);
         }
-        let result = relay_outbox(&mut Relay::start(sim, world.outbox(), &mut network));
+        let result = relay_outbox(&mut Relay::start(sim, world.outbox(), network));
         if let Err(crash) = result {
             sim.event("relay", Glyph::Recover, || {
                 (
@@ -135,7 +181,6 @@ pub fn relay_scenario(sim: &mut Sim, faults: Faults, invariants: &[Invariant]) -
             });
         }
     }
-    invariants::check(&settle(&world, &network), invariants)
 }
 
 /// Explores every schedule with up to `max_faults` faults of the kinds `faults` allows.
@@ -153,6 +198,20 @@ pub fn explore_relay(
     fault::explore(scope, |sim| relay_scenario(sim, faults, invariants))
 }
 
+/// Explores the refused intent's schedules with up to `max_faults` faults of any kind.
+pub fn explore_refused(max_faults: usize) -> Exploration {
+    let scope = Scope {
+        lab: "01",
+        scenario: "refused",
+        max_faults,
+    };
+    fault::explore(scope, |sim| refused_scenario(sim, Faults::All))
+}
+
+fn replay_refused(token: &Token) -> Replay {
+    fault::replay(token, |sim| refused_scenario(sim, Faults::All))
+}
+
 fn replay_relay(token: &Token) -> Replay {
     fault::replay(token, |sim| {
         relay_scenario(sim, Faults::All, &ALL_INVARIANTS)
@@ -160,4 +219,5 @@ fn replay_relay(token: &Token) -> Replay {
 }
 
 /// The scenarios `cargo labs replay 01 NAME TOKEN` can replay.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[("relay", replay_relay)];
+pub const SCENARIOS: &[(&str, labkit::ReplayFn)] =
+    &[("relay", replay_relay), ("refused", replay_refused)];
