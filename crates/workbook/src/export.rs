@@ -229,6 +229,79 @@ fn parse_grader(grader: &str) -> Result<(String, String)> {
 /// Writes the student edition of `wb` into `dir`, which must not exist or be empty.
 /// `grader` (`OWNER/REPO@COMMIT`) pins the copy that grades the class in the Classroom
 /// workflow; without it the workflow reads the organisation's variables.
+/// The lock file without the packages only the teacher's edition has (the solutions, the
+/// template lab) and the dependencies only they used, block for block as cargo writes
+/// it: the learner's first build then finds it current and leaves it untouched, and
+/// nothing in it names a solution.
+pub fn student_lockfile(teacher: &str) -> String {
+    let mut blocks = teacher.split("\n[[package]]\n");
+    let header = blocks.next().unwrap_or_default();
+    let packages: Vec<(&str, LockedPackage)> = blocks.map(|b| (b, locked_package(b))).collect();
+    let teacher_only = |p: &LockedPackage| {
+        p.local && (p.name.starts_with("solution") || p.name.ends_with("-template"))
+    };
+    // Everything a kept workspace package needs, transitively.
+    let mut kept: Vec<&str> = (packages.iter())
+        .filter(|(_, p)| p.local && !teacher_only(p))
+        .map(|(_, p)| p.name.as_str())
+        .collect();
+    let mut i = 0;
+    while i < kept.len() {
+        let name = kept[i];
+        for (_, p) in packages.iter().filter(|(_, p)| p.name == name) {
+            for dep in &p.dependencies {
+                if !kept.contains(&dep.as_str()) {
+                    kept.push(dep);
+                }
+            }
+        }
+        i += 1;
+    }
+    let mut out = header.to_string();
+    for (block, package) in &packages {
+        if kept.contains(&package.name.as_str()) {
+            out.push_str("\n[[package]]\n");
+            out.push_str(block);
+        }
+    }
+    out
+}
+
+/// What a lock file's `[[package]]` block says of its package: its name, whether it is a
+/// path package (no `source`), and the names of its dependencies.
+struct LockedPackage {
+    name: String,
+    local: bool,
+    dependencies: Vec<String>,
+}
+
+fn locked_package(block: &str) -> LockedPackage {
+    let quoted = |line: &str| line.split('"').nth(1).unwrap_or_default().to_string();
+    let mut package = LockedPackage {
+        name: String::new(),
+        local: true,
+        dependencies: Vec::new(),
+    };
+    let mut in_dependencies = false;
+    for line in block.lines() {
+        if let Some(rest) = line.strip_prefix("name = ") {
+            package.name = quoted(rest);
+        } else if line.starts_with("source = ") {
+            package.local = false;
+        } else if line.starts_with("dependencies = [") {
+            in_dependencies = true;
+        } else if in_dependencies && line.starts_with(']') {
+            in_dependencies = false;
+        } else if in_dependencies {
+            // ` "name"`, or ` "name version"` when two versions are locked.
+            let entry = quoted(line);
+            let name = entry.split(' ').next().unwrap_or_default();
+            package.dependencies.push(name.to_string());
+        }
+    }
+    package
+}
+
 pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exported> {
     let pins = match grader {
         Some(grader) => {
@@ -272,6 +345,7 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
         let bytes = std::fs::read(&source).map_err(|e| Error::reading(&source, e))?;
         let bytes = match rel.as_str() {
             "Cargo.toml" => student_manifest(&String::from_utf8_lossy(&bytes))?.into_bytes(),
+            "Cargo.lock" => student_lockfile(&String::from_utf8_lossy(&bytes)).into_bytes(),
             "book/src/SUMMARY.md" => student_summary(&String::from_utf8_lossy(&bytes)).into_bytes(),
             _ => bytes,
         };

@@ -114,6 +114,11 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     assert!(readme.contains("cargo labs predict 01") && !readme.contains("grade-class DIR"));
 
+    // The lock file names no teacher's package, and the learner's builds leave it as it
+    // is (a changed Cargo.lock in a fresh clone would say what was taken out of it).
+    let lock = std::fs::read_to_string(dir.join("Cargo.lock")).unwrap();
+    assert!(!lock.contains("solution") && !lock.contains("template"), "{lock}");
+
     // `cargo labs` works there, and a starter is graded as a starter.
     let status = labs_in(&dir, &[]);
     assert!(status.status.success(), "{}", stderr(&status));
@@ -155,6 +160,11 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
         );
     };
     cargo_test("as exported", &["-p", "workbook", "--test", "edition"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("Cargo.lock")).unwrap(),
+        lock,
+        "building the student edition changed its Cargo.lock"
+    );
 
     // …and all of them with every lab solved, as a learner leaves it at the end of the
     // course.
