@@ -167,8 +167,8 @@ pub fn score_predictions(
         total,
         ..PredictionGrade::default()
     };
+    // The caller has said why there are none (no file, or one that does not parse).
     let Some(file) = predictions else {
-        notes.push("no predictions.txt: the predictions earn nothing".into());
         return grade;
     };
     grade.answered = file.answered();
@@ -338,7 +338,11 @@ pub fn grade_lab(evidence: LabEvidence<'_>, settings: &Settings) -> LabGrade {
         graded_points = 0.0;
     }
     let predictions = match predictions {
-        Ok(p) => p,
+        Ok(Some(p)) => Some(p),
+        Ok(None) => {
+            notes.push("no predictions.txt: the predictions earn nothing".into());
+            None
+        }
         Err(problem) => {
             notes.push(format!("{problem}: the predictions earn nothing"));
             None

@@ -303,3 +303,23 @@ fn every_command_answers_help() {
         );
     }
 }
+
+#[test]
+fn a_predictions_file_that_does_not_parse_is_named_on_the_status_screen() {
+    let root = scratch();
+    let path = root.join("labs/01-outbox/predictions.txt");
+    std::fs::write(&path, "q01 = yes\nthis is junk\n").unwrap();
+    let out = labs(&root, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let screen = stdout(&out);
+    let row = screen
+        .lines()
+        .find(|l| l.contains("01 · "))
+        .unwrap_or_default();
+    assert!(row.contains("predictions     ✗"), "{screen}");
+    assert!(
+        screen.contains("line 2"),
+        "the problem names the line: {screen}"
+    );
+    assert!(screen.contains("Next: fix"), "{screen}");
+}

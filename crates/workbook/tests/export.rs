@@ -117,7 +117,10 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
     // The lock file names no teacher's package, and the learner's builds leave it as it
     // is (a changed Cargo.lock in a fresh clone would say what was taken out of it).
     let lock = std::fs::read_to_string(dir.join("Cargo.lock")).unwrap();
-    assert!(!lock.contains("solution") && !lock.contains("template"), "{lock}");
+    assert!(
+        !lock.contains("solution") && !lock.contains("template"),
+        "{lock}"
+    );
 
     // `cargo labs` works there, and a starter is graded as a starter.
     let status = labs_in(&dir, &[]);

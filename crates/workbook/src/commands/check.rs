@@ -248,6 +248,24 @@ pub fn grade(wb: &Workbook, format: &str, only: &[String]) -> Result<()> {
             ));
         }
     }
+    // A grade is a check of each lab it graded: `cargo labs` shows the newest.
+    for graded in &labs {
+        let Some(lab) = chosen.iter().find(|l| l.meta.id == graded.id) else {
+            continue;
+        };
+        let ran = graded.status == grade::LabStatus::Ran;
+        let (passed, total) = if ran {
+            (graded.tests.passed, graded.tests.expected)
+        } else {
+            (0, 0)
+        };
+        let note = if ran {
+            ""
+        } else {
+            "did not run (see `cargo labs check`)"
+        };
+        let _ = progress.record_attempt(&lab.meta.id, "check", &now_utc(), passed, total, note);
+    }
     let grade = grade::total(labs, None);
     print_grade(&grade, format)
 }

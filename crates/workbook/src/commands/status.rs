@@ -12,10 +12,12 @@ pub fn status(wb: &Workbook) -> Result<()> {
     let mut next: Option<String> = None;
     let mut problems = Vec::new();
     for lab in &wb.labs.labs {
+        let mut unreadable = false;
         let predictions = match read_predictions(lab) {
             Ok(p) => p,
             Err(e) => {
                 problems.push(e.to_string());
+                unreadable = true;
                 None
             }
         };
@@ -29,14 +31,21 @@ pub fn status(wb: &Workbook) -> Result<()> {
             None => "not run".to_string(),
         };
         let graded_text = match &graded {
+            // No test ran: the lab did not build, or its run could not start.
+            Some(g) if g.total == 0 => "graded: no build".to_string(),
             Some(g) => format!("graded {}/{}", g.passed, g.total),
             None => "not graded".to_string(),
+        };
+        let answered_text = if unreadable {
+            format!("{:>5}", "✗")
+        } else {
+            format!("{answered:>2}/{total:<2}")
         };
         let done = graded
             .as_ref()
             .is_some_and(|g| g.passed == g.total && g.total > 0);
         println!(
-            "  {} {:<48} predictions {answered:>2}/{total:<2}{} {:<16} {}",
+            "  {} {:<48} predictions {answered_text}{} {:<16} {}",
             if done { "✓".green() } else { "·".normal() },
             lab.label(),
             if sealed { "s" } else { " " },
@@ -45,7 +54,12 @@ pub fn status(wb: &Workbook) -> Result<()> {
         );
         if next.is_none() && !done {
             let n = &lab.meta.number;
-            next = Some(if answered == 0 && !sealed {
+            next = Some(if unreadable {
+                format!(
+                    "fix {} (the problem below names the line), then go on",
+                    lab.predictions_path().display()
+                )
+            } else if answered == 0 && !sealed {
                 format!(
                     "read {} up to its Predict section, then predict what lab {n} will show: `cargo labs predict {n}`",
                     lab.meta.chapter
@@ -71,7 +85,7 @@ pub fn status(wb: &Workbook) -> Result<()> {
             println!("{} {problem}", "problem:".red().bold());
         }
     }
-    println!("\n  (s: predictions sealed by a run)");
+    println!("\n  (s: predictions sealed by a run; ✗: predictions.txt cannot be read)");
     println!();
     match next {
         Some(step) => println!("{} {step}", "Next:".bold()),
