@@ -84,8 +84,17 @@ const COMMANDS: &[(&str, &str, &str)] = &[
 fn help() -> String {
     let mut out = String::new();
     for (_, usage, about) in COMMANDS {
-        let first = about.lines().next().unwrap_or_default();
-        out.push_str(&format!("{usage:<44} {first}\n"));
+        // The overview gives each command its first sentence; `COMMAND --help` the rest.
+        let about = about.replace('\n', " ");
+        let first = match about.find(". ").or_else(|| about.find(": only")) {
+            Some(end) => &about[..end],
+            None => about.trim_end_matches('.'),
+        };
+        if usage.chars().count() <= 44 {
+            out.push_str(&format!("{usage:<44} {first}\n"));
+        } else {
+            out.push_str(&format!("{usage}\n{:<44} {first}\n", ""));
+        }
     }
     out.push_str(
         "\nN is a lab number (01 or 1), its id (outbox) or its folder (01-outbox).\n\

@@ -33,7 +33,11 @@ pub fn predict(_wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
             let old = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
             // An untouched template (written by `run`) holds nothing of the learner's.
             let untouched = old == predictions::render(lab, &BTreeMap::new(), None);
-            if old != text && !untouched {
+            // A file that rendering its own answers gives back holds nothing a rewrite
+            // loses (no comment of the learner's): no backup is needed.
+            let regenerated = predictions::parse(lab, &old)
+                .is_ok_and(|p| predictions::render(lab, &p.answers, p.seal.as_ref()) == old);
+            if old != text && !untouched && !regenerated {
                 let saved = backup(&path).map_err(|e| Error::writing(&path, e))?;
                 println!("your previous file is kept as {}", saved.display());
             }
@@ -49,10 +53,17 @@ pub fn predict(_wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
                     "`--set {set}`: write `--set id=answer` (`--set q01=yes`)"
                 ))
             })?;
-            let line = format!("{} = {}", id.trim(), value.trim());
+            // `--set 38=a` means item 38, as the chapter's list numbers it.
+            let id = id.trim();
+            let id = if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
+                format!("q{id}")
+            } else {
+                id.to_string()
+            };
+            let line = format!("{id} = {}", value.trim());
             let parsed = predictions::parse_from(lab, &line, &format!("`--set {set}`"))?;
             if parsed.answers.is_empty()
-                && let Some(index) = lab.item_index(id.trim())
+                && let Some(index) = lab.item_index(&id)
             {
                 answers.remove(&item_id(index));
             }
@@ -67,15 +78,35 @@ pub fn predict(_wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
         answers.len(),
         path.display()
     );
-    let open = total - answers.len();
-    if open > 0 && seal.is_none() {
+    let open: Vec<String> = (lab.item_ids().into_iter())
+        .filter(|id| !answers.contains_key(id))
+        .collect();
+    let n = &lab.meta.number;
+    if seal.is_some() {
+        println!("Next: the build phase: `cargo labs check {n}` (stuck? `cargo labs hint {n}`)");
+    } else if open.is_empty() {
+        println!("Next: `cargo labs run {n}`");
+    } else {
         println!(
-            "{} {open} unanswered: the first run seals the file as it is, and an answer given after the seal earns nothing.",
-            "note:".yellow().bold()
+            "{} {} unanswered ({}): the first run seals the file as it is, and an answer given after the seal earns nothing.",
+            "note:".yellow().bold(),
+            open.len(),
+            shown_ids(&open)
+        );
+        println!(
+            "Next: answer them (`cargo labs predict {n}`), or seal as they are with `cargo labs run {n} --anyway`"
         );
     }
-    println!("Next: `cargo labs run {}`", lab.meta.number);
     Ok(())
+}
+
+/// Up to eight ids, then how many more.
+pub fn shown_ids(ids: &[String]) -> String {
+    let mut shown = ids.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
+    if ids.len() > 8 {
+        shown.push_str(&format!(" and {} more", ids.len() - 8));
+    }
+    shown
 }
 
 /// Asks every item in turn. The prompts are printed whether or not stdin is a terminal,
