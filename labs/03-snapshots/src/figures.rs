@@ -61,17 +61,17 @@ fn report() -> Sequence {
         &["report", "reservations.db", "request B"],
     )
     .divider("two separate reads")
-    .call("report", "reservations.db", "SELECT available")
-    .reply("reservations.db", "report", "10")
-    .call("request B", "reservations.db", "reserve 1 unit; COMMIT")
     .call("report", "reservations.db", "SELECT SUM(qty)")
-    .reply("reservations.db", "report", "1: totals 11 of 10")
-    .divider("one read transaction")
-    .call("report", "reservations.db", "BEGIN; SELECT available")
-    .reply("reservations.db", "report", "9 (snapshot taken)")
+    .reply("reservations.db", "report", "0")
     .call("request B", "reservations.db", "reserve 1 unit; COMMIT")
-    .call("report", "reservations.db", "SELECT SUM(qty); COMMIT")
-    .reply("reservations.db", "report", "1: totals 10 of 10")
+    .call("report", "reservations.db", "SELECT available")
+    .reply("reservations.db", "report", "9: totals 9 of 10")
+    .divider("one read transaction")
+    .call("report", "reservations.db", "BEGIN; SELECT SUM(qty)")
+    .reply("reservations.db", "report", "1 (snapshot taken)")
+    .call("request B", "reservations.db", "reserve 1 unit; COMMIT")
+    .call("report", "reservations.db", "SELECT available; COMMIT")
+    .reply("reservations.db", "report", "9: totals 10 of 10")
 }
 
 /// The figures of chapter 3.

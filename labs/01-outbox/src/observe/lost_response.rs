@@ -1,8 +1,8 @@
 //! Section 3: the relay loses the response after the receiver applied the effect, and
 //! retries under the same identity.
 
-use super::lab::{LabError, OutboxLab, Result, is};
-use super::variants::after_section_2;
+use super::lab::{Answer, LabError, OutboxLab, Result, is};
+use super::variants::{SECTION_3, after_section_2};
 use labkit::Observation;
 
 pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
@@ -38,28 +38,29 @@ pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
         "Section 3's third `relay`: does it return `existing`?",
         third == "existing",
     );
-    enqueued_again_after_the_timeout(obs)?;
+    direct_call_before_section_3(obs)?;
     super::relay_variations::observe(obs)
 }
 
-/// A fresh lab after section 2: the first relay run times out, the application runs
-/// `enqueue` for S1 again, then the relay runs S1.
-fn enqueued_again_after_the_timeout(obs: &mut Observation) -> Result<()> {
+/// After section 2: section 4's direct call, then section 3.
+fn direct_call_before_section_3(obs: &mut Observation) -> Result<()> {
     let mut lab = after_section_2()?;
-    let timed_out = is(&lab.relay("S1", true), |e| matches!(e, LabError::Timeout));
-    let enqueued = lab.enqueue("S1", 120, false);
-    let relayed = lab.relay("S1", false);
-    let answer = match (&enqueued, &relayed) {
-        (Ok("created"), Ok("applied")) => "a",
-        (Ok("existing"), Ok("existing")) if timed_out => "b",
-        (Ok("existing"), Ok("already-sent")) => "c",
-        (Ok("existing"), Ok("applied")) => "d",
+    let direct = lab.receiver.receive("S1", 999);
+    let runs: Vec<_> = (SECTION_3.into_iter())
+        .map(|lose_response| lab.relay("S1", lose_response))
+        .collect();
+    let collision = |r: &Result<Answer>| is(r, |e| matches!(e, LabError::ReceiverCollision));
+    let answer = match (&runs[1], &runs[2]) {
+        (Ok("existing"), Ok("already-sent")) => "a",
+        (second, Ok("already-sent")) if collision(second) => "b",
+        (second, third) if collision(second) && collision(third) => "c",
+        (Ok("existing"), Ok("existing")) => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: after section 3's first run, the application reads the timeout as a failure and runs `enqueue(\"S1\", 120)` again; then the relay runs S1. What do `enqueue` and the relay return?",
+        "Variation: section 4's direct call is made between sections 2 and 3 instead of in section 4. What do section 3's second and third runs return?",
         answer,
-        format!("enqueue returned {enqueued:?}, the relay {relayed:?}"),
+        format!("the direct call returned {direct:?}; section 3's runs {runs:?}"),
     );
     Ok(())
 }

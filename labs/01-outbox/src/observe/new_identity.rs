@@ -1,6 +1,7 @@
 //! Section 4: a new identity for the same amount, a mismatched payload, a missing intent.
 
-use super::lab::{LabError, OutboxLab, Result};
+use super::lab::{FictionalReceiver, LabError, OutboxLab, Result};
+use super::variants::{SECTION_3, after_section_2};
 use labkit::Observation;
 
 pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
@@ -23,85 +24,92 @@ pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
         "After section 4, do the amounts in `receiver.effects` add up to 240?",
         lab.receiver.effects.values().sum::<i64>() == 240,
     );
-    let calls_before = lab.receiver.calls.len();
     let missing = lab.relay("missing", false);
-    let (calls, effects) = (lab.receiver.calls.len(), lab.receiver.effects.len());
     obs.ask(
-        "Does section 4's last `relay` reach the receiver?",
-        calls > calls_before,
+        "Does section 4's last `relay` return `already-sent`?",
+        matches!(missing, Ok("already-sent")),
     );
-    let answer = match (effects, calls) {
-        (1, 3) => "a",
-        (2, 4) => "b",
-        (2, 3) => "c",
-        (3, 4) => "d",
+    let calls = lab.receiver.calls.len();
+    let existing = answered_existing(&lab.receiver.calls);
+    let answer = match (calls, existing) {
+        (4, 2) => "a",
+        (4, 1) => "b",
+        (3, 1) => "c",
+        (5, 2) => "d",
         _ => "?",
     };
     obs.choose(
-        "After section 4, how many effects does the receiver hold, and how many calls has it logged?",
+        "After section 4, how many calls has the receiver logged, and how many of them did it answer `existing`?",
         answer,
         format!(
             "S2 got `{s2}`, the direct call {direct:?}, the last relay {missing:?}: \
-             {effects} effect(s), {calls} call(s)"
+             {calls} call(s), {existing} answered `existing`"
         ),
     );
     derived_identity(obs)?;
     amount_corrected(obs)
 }
 
-/// A fresh lab: after a lost response for S11, the application enqueues S11-retry for
-/// the same purchase and relays it; later the relay runs S11 again.
+/// How many of the logged `calls` the receiver answered `existing`: the log replayed,
+/// in order, on a receiver that starts empty as this one did.
+fn answered_existing(calls: &[(String, i64)]) -> usize {
+    let mut replay = FictionalReceiver::default();
+    (calls.iter())
+        .filter(|(order_id, amount)| matches!(replay.receive(order_id, *amount), Ok("existing")))
+        .count()
+}
+
+/// After section 3's first run, the application enqueues and relays S1-retry for the
+/// same purchase; then section 3's other runs go on.
 fn derived_identity(obs: &mut Observation) -> Result<()> {
-    let mut lab = OutboxLab::new()?;
-    lab.enqueue("S11", 120, false)?;
-    let _ = lab.relay("S11", true);
-    lab.enqueue("S11-retry", 120, false)?;
-    let retry_id = lab.relay("S11-retry", false)?;
-    let original = lab.relay("S11", false)?;
+    let mut lab = after_section_2()?;
+    let _ = lab.relay("S1", true);
+    lab.enqueue("S1-retry", 120, false)?;
+    let retry_id = lab.relay("S1-retry", false)?;
+    let rest: Vec<_> = [false, false].map(|lose| lab.relay("S1", lose)).into();
     let (calls, effects) = (lab.receiver.calls.len(), lab.receiver.effects.len());
     let answer = match (calls, effects) {
         (3, 1) => "a",
-        (3, 3) => "b",
-        (3, 2) => "c",
+        (3, 2) => "b",
+        (4, 2) => "c",
         (2, 2) => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: on a fresh database, after a lost response for S11, the application enqueues and relays S11-retry (same amount); later the relay runs S11 again. Calls and effects at the receiver?",
+        "Variation: after section 3's first run, the application enqueues and relays `S1-retry` with S1's amount; then section 3's other two runs go on. How many calls has the receiver logged, and how many effects does it hold?",
         answer,
         format!(
-            "S11-retry got `{retry_id}`, the run of S11 `{original}`: \
+            "S1-retry got `{retry_id}`, the other runs of S1 {rest:?}: \
              {calls} call(s), {effects} effect(s)"
         ),
     );
     Ok(())
 }
 
-/// A fresh lab: after a lost response for S12 (120), an operator changes the outbox row
-/// to 130; the relay runs S12 three times.
+/// Between sections 2 and 3, an operator changes S1's outbox row to 130; section 3 runs.
 fn amount_corrected(obs: &mut Observation) -> Result<()> {
-    let mut lab = OutboxLab::new()?;
-    lab.enqueue("S12", 120, false)?;
-    let _ = lab.relay("S12", true);
+    let mut lab = after_section_2()?;
     lab.db
-        .execute("UPDATE outbox SET amount = 130 WHERE id = 'S12'", [])?;
-    let runs: Vec<_> = (0..3).map(|_| lab.relay("S12", false)).collect();
-    let refused = runs
-        .iter()
-        .all(|r| matches!(r, Err(LabError::ReceiverCollision)));
-    let calls = lab.receiver.calls.len();
-    let (held, sent) = (lab.receiver.effects.get("S12").copied(), lab.sent("S12")?);
-    let answer = match (calls, held, sent) {
-        (4, Some(120), false) if refused => "a",
-        (2, Some(130), true) => "b",
-        (2, Some(120), false) => "c",
-        (2, Some(120), true) => "d",
+        .execute("UPDATE outbox SET amount = 130 WHERE id = 'S1'", [])?;
+    let runs: Vec<_> = (SECTION_3.into_iter())
+        .map(|lose_response| lab.relay("S1", lose_response))
+        .collect();
+    let timeout = |r: &Result<&str>| matches!(r, Err(LabError::Timeout));
+    let collision = |r: &Result<&str>| matches!(r, Err(LabError::ReceiverCollision));
+    let answer = match (&runs[0], &runs[1], &runs[2]) {
+        (Ok("applied"), Ok("already-sent"), Ok("already-sent")) => "a",
+        (a, b, c) if collision(a) && collision(b) && collision(c) => "b",
+        (a, b, c) if timeout(a) && collision(b) && collision(c) => "c",
+        (a, Ok("existing"), Ok("already-sent")) if timeout(a) => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: on a fresh database, after a lost response for S12 (120), an operator sets its outbox amount to 130; the relay then runs S12 three times. What follows?",
+        "Variation: between sections 2 and 3, an operator sets S1's amount in `outbox` to 130. What do section 3's three runs return?",
         answer,
-        format!("the runs returned {runs:?}; {calls} call(s); the receiver holds {held:?}; sent = {sent}"),
+        format!(
+            "the runs returned {runs:?}; the receiver holds {:?}",
+            lab.receiver.effects.get("S1")
+        ),
     );
     Ok(())
 }

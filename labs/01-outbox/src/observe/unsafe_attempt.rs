@@ -1,6 +1,7 @@
 //! Section 1: an external call inside a transaction that aborts, and its retry.
 
 use super::lab::{LabError, OutboxLab, Result, is};
+use super::variants::after_section_1;
 use labkit::Observation;
 
 pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
@@ -32,99 +33,97 @@ pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
     );
     receiver_as_the_call(obs)?;
     attempts_in_the_other_order(obs)?;
-    aborts_then_the_outbox(obs)?;
+    section_run_twice(obs)?;
     call_after_the_commit(obs)
 }
 
-/// A fresh lab: section 1 with the receiver's `receive` as the external call.
+/// The receiver's `receive` as the external call: section 1's first attempt, then the
+/// outbox path for U1 in place of the second attempt.
 fn receiver_as_the_call(obs: &mut Observation) -> Result<()> {
     let mut lab = OutboxLab::new()?;
-    let first = lab.unsafe_attempt_calling_the_receiver("U1", 80, true);
-    let second = lab.unsafe_attempt_calling_the_receiver("U1", 80, false);
-    let held = lab.receiver.effects.clone();
-    let answer = match (&second, held.len()) {
-        (Ok("existing"), 1) => "a",
-        (Ok("applied"), 0 | 1) => "b",
-        (Ok("applied"), 2) => "c",
-        (Err(LabError::ReceiverCollision), 1) => "d",
+    let failed = lab.unsafe_attempt_calling_the_receiver("U1", 80, true);
+    let enqueued = lab.enqueue("U1", 80, false);
+    let relayed = lab.relay("U1", false);
+    let no_intent = is(&relayed, |e| matches!(e, LabError::NoIntent));
+    let collision = is(&relayed, |e| matches!(e, LabError::ReceiverCollision));
+    let answer = match (&enqueued, &relayed) {
+        (Ok("existing"), _) if no_intent => "a",
+        (Ok("created"), Ok("applied")) => "b",
+        (Ok("created"), _) if collision => "c",
+        (Ok("created"), Ok("existing")) => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: the unsafe attempt's external call is the fictional receiver's `receive` (as listed above) instead of a receipt; section 1 runs as listed on a fresh database. What does the receiver hold, and what does the second attempt's call get?",
+        "Variation: the unsafe attempt calls the receiver's `receive` where it appends its receipt. Section 1's first attempt runs; then, in place of the second, `enqueue` and `relay` run for U1 with the same amount. What do `enqueue` and `relay` return?",
         answer,
-        format!("the attempts returned {first:?} and {second:?}; the receiver holds {held:?}"),
+        format!("the attempt returned {failed:?}; enqueue {enqueued:?}, the relay {relayed:?}"),
     );
     Ok(())
 }
 
-/// A fresh lab: section 1's attempts in the other order, the failing one second.
+/// Section 1's attempts in the other order, the failing one second.
 fn attempts_in_the_other_order(obs: &mut Observation) -> Result<()> {
     let mut lab = OutboxLab::new()?;
     lab.unsafe_attempt("U1", 80, false)?;
     let failing = lab.unsafe_attempt("U1", 80, true);
     let key_error = is(&failing, |e| matches!(e, LabError::Sql(_)));
     let injected = is(&failing, |e| matches!(e, LabError::Injected(_)));
-    let (receipts, rows) = (lab.unsafe_receipts.len(), lab.order_count("U1")?);
-    let answer = match (injected, key_error, receipts, rows) {
-        (true, _, 2, 1) => "a",
-        (true, _, 1, 1) => "b",
-        (_, true, 1, 1) => "c",
-        (_, true, 2, 1) => "d",
+    let receipts = lab.unsafe_receipts.len();
+    let answer = match (key_error, injected, receipts) {
+        (true, _, 2) => "a",
+        (_, true, 2) => "b",
+        (true, _, 1) => "c",
+        (_, true, 1) => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: on a fresh database, section 1's two attempts run in the other order: first without the failure, then with it. What does the failing attempt return, and what is there for U1?",
+        "Variation: section 1's two attempts run in the other order. What does the attempt that runs second return, and how many receipts are there at the end?",
         answer,
-        format!("the failing attempt returned {failing:?}; {receipts} receipt(s), {rows} row(s)"),
+        format!("the second attempt returned {failing:?}; {receipts} receipt(s)"),
     );
     Ok(())
 }
 
-/// A fresh lab: U2 fails twice on the unsafe path, then goes through the outbox.
-fn aborts_then_the_outbox(obs: &mut Observation) -> Result<()> {
-    let mut lab = OutboxLab::new()?;
-    for _ in 0..2 {
-        let _ = lab.unsafe_attempt("U2", 50, true);
-    }
-    let enqueued = lab.enqueue("U2", 50, false);
-    let relayed = lab.relay("U2", false);
-    let receipts = lab.unsafe_receipts.len();
-    let payments = receipts + lab.receiver.effects.len();
-    let answer = match payments {
-        1 => "a",
-        2 => "b",
-        3 => "c",
+/// Section 1, then section 1 again on the same database.
+fn section_run_twice(obs: &mut Observation) -> Result<()> {
+    let mut lab = after_section_1()?;
+    let again = [true, false].map(|abort| lab.unsafe_attempt("U1", 80, abort));
+    let (receipts, rows) = (lab.unsafe_receipts.len(), lab.order_count("U1")?);
+    let answer = match (receipts, rows) {
+        (2, 1) => "a",
+        (3, 1) => "b",
+        (4, 1) => "c",
+        (4, 2) => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: on a fresh database, the unsafe attempt for U2 (50) fails twice; the application gives up on it and runs `enqueue` and `relay` for U2 (50) instead. How many payments for U2 exist, receipts and receiver effects together?",
+        "Variation: section 1 runs twice in a row on one database. How many receipts are there after the second run, and how many U1 rows?",
         answer,
         format!(
-            "{receipts} receipt(s); enqueue answered {enqueued:?}, the relay {relayed:?}: \
-             {payments} payment(s)"
+            "the second run's attempts returned {again:?}; {receipts} receipt(s), {rows} row(s)"
         ),
     );
     Ok(())
 }
 
-/// A fresh lab: the order commits first, the call comes after, the process dies between;
-/// then the same operation runs again.
+/// Section 1 with the order committed first and the receipt after COMMIT; the injected
+/// failure strikes between the two.
 fn call_after_the_commit(obs: &mut Observation) -> Result<()> {
     let mut lab = OutboxLab::new()?;
-    let _ = lab.commit_then_call("U3", 70, true);
-    let rerun = lab.commit_then_call("U3", 70, false);
-    let (receipts, rows) = (lab.unsafe_receipts.len(), lab.order_count("U3")?);
-    let answer = match (receipts, rows) {
-        (1, 1) => "a",
-        (0, 1) => "b",
-        (1, 2) => "c",
-        (0, 0) => "d",
+    let _ = lab.commit_then_call("U1", 80, true);
+    let second = lab.commit_then_call("U1", 80, false);
+    let key_error = is(&second, |e| matches!(e, LabError::Sql(_)));
+    let (receipts, rows) = (lab.unsafe_receipts.len(), lab.order_count("U1")?);
+    let answer = match (second.is_ok(), key_error, receipts, rows) {
+        (true, _, 1, 1) => "a",
+        (_, true, 0, 1) => "b",
+        (_, true, 1, 1) => "c",
         _ => "?",
     };
     obs.choose(
-        "Variation: on a fresh database, U3 (70) is written with the call after COMMIT, and the process dies between the two; then the same operation runs again for U3 without dying. What is there for U3?",
+        "Variation: the unsafe attempt commits first and appends its receipt after COMMIT, and its injected failure strikes between the two. Section 1 runs with it. What does the second attempt return, and what is there for U1?",
         answer,
-        format!("the rerun returned {rerun:?}; {receipts} receipt(s), {rows} row(s) for U3"),
+        format!("the second attempt returned {second:?}; {receipts} receipt(s), {rows} row(s)"),
     );
     Ok(())
 }

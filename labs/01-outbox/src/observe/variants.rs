@@ -14,14 +14,28 @@ pub fn after_section_1() -> Result<OutboxLab> {
     Ok(lab)
 }
 
+/// Section 2's `enqueue` calls for S1: (amount, abort).
+pub const SECTION_2: [(i64, bool); 4] = [(120, true), (120, false), (120, false), (121, false)];
+
+/// Section 3's `relay` runs for S1: whether each loses its response.
+pub const SECTION_3: [bool; 3] = [true, false, false];
+
 /// A fresh lab after section 2: S1 (120) enqueued, once more, then refused with 121.
 pub fn after_section_2() -> Result<OutboxLab> {
     let mut lab = after_section_1()?;
-    let _ = lab.enqueue("S1", 120, true);
-    lab.enqueue("S1", 120, false)?;
-    lab.enqueue("S1", 120, false)?;
-    let _ = lab.enqueue("S1", 121, false);
+    for (amount, abort) in SECTION_2 {
+        let _ = lab.enqueue("S1", amount, abort);
+    }
     Ok(lab)
+}
+
+/// Section 4 on `lab`: S2 enqueued and relayed, the direct call, the missing intent.
+pub fn section_4(lab: &mut OutboxLab) -> Result<()> {
+    lab.enqueue("S2", 120, false)?;
+    let _ = lab.relay("S2", false);
+    let _ = lab.receiver.receive("S1", 999);
+    let _ = lab.relay("missing", false);
+    Ok(())
 }
 
 impl OutboxLab {
@@ -109,17 +123,25 @@ impl OutboxLab {
     }
 
     /// A relay that marks the intent sent before it calls the receiver;
-    /// `request_lost` loses the call on its way to the receiver.
-    pub fn relay_marking_first(&mut self, order_id: &str, request_lost: bool) -> Result<Answer> {
+    /// `lose_response` loses the receiver's answer on the way back.
+    pub fn relay_marking_first(&mut self, order_id: &str, lose_response: bool) -> Result<Answer> {
         let Some(amount) = self.read_unsent(order_id)? else {
             return Ok("already-sent");
         };
-        if request_lost {
-            self.db
-                .execute("UPDATE outbox SET sent = 1 WHERE id = ?1", [order_id])?;
+        let answer = self.mark_and_deliver(order_id, amount)?;
+        if lose_response {
             return Err(LabError::Timeout);
         }
-        self.mark_and_deliver(order_id, amount)
+        Ok(answer)
+    }
+
+    /// The ids of the intents not yet marked sent, in id order.
+    pub fn unsent_ids(&self) -> Result<Vec<String>> {
+        let mut query = self
+            .db
+            .prepare("SELECT id FROM outbox WHERE sent = 0 ORDER BY id")?;
+        let ids = query.query_map([], |r| r.get(0))?;
+        Ok(ids.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The second half of a relay that marks first and read `amount` earlier: the

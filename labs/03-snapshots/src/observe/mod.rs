@@ -53,62 +53,37 @@ pub fn run() -> Report {
         spanner: spanner::spanner(),
     };
     let mut obs = Observation::new("snapshots");
-    separate_check_asks(&mut obs, &o);
-    deferred_asks(&mut obs, &o);
+    decision_asks(&mut obs, &o.variations);
     report_asks(&mut obs, &o.reports);
     spanner_asks(&mut obs, &o.spanner);
     questions::questions(&mut obs, &o);
     obs.finish(Some(rusqlite::version().to_string()), summary(&o))
 }
 
-/// `separate_check` as listed, then with another write, another `BEGIN`, a third
-/// request.
-fn separate_check_asks(obs: &mut Observation, o: &Observed) {
-    let (d, v) = (&o.decisions, &o.variations);
-    obs.ask(
-        "When `separate_check` returns, does `available(&a)` read 0?",
-        d.available_after_separate_checks == 0,
-    );
-    obs.ask("Suppose A's `set_available` in `separate_check` were replaced by `UPDATE inventory SET available = available - 1`, B's left as listed. Would the availability end at 0?", v.relative_write_available == 0);
-    obs.ask("Suppose the loop's `BEGIN` in `separate_check` were `BEGIN IMMEDIATE`. Would the table end with two reservation rows?", v.immediate_writes_rows == 2);
-    obs.ask("Give `separate_check` two units and a third request C that reads the availability just after B commits, then writes its reservation and its `saw - 1` after A. Does the availability end at 0?", v.third_request_available == 0);
-}
-
-/// `deferred_then_write` as listed, then with two units and without A's read.
-fn deferred_asks(obs: &mut Observation, o: &Observed) {
-    let (d, v) = (&o.decisions, &o.variations);
-    obs.ask(
-        "In `deferred_then_write` as listed, is A's first INSERT refused with plain SQLITE_BUSY (5)?",
-        d.deferred_insert_code == Some(5),
-    );
-    obs.ask(
-        "In `deferred_then_write` as listed, does A's second INSERT succeed?",
-        d.statement_retry_code.is_none(),
-    );
-    obs.ask("Suppose `deferred_then_write` started with two units instead of one. Would A's first INSERT succeed?", v.two_units_insert.is_none());
-    obs.ask("Suppose A's `available(&a)` line were removed from `deferred_then_write`, so that A's first statement after `BEGIN DEFERRED` is the INSERT. Would that INSERT succeed?", v.insert_first_code.is_none());
+/// `separate_check` with another `BEGIN` and another write, `deferred_then_write` with
+/// its read before `BEGIN`.
+fn decision_asks(obs: &mut Observation, v: &Variations) {
+    obs.ask("Suppose the loop in `separate_check` began each request with `BEGIN IMMEDIATE`, and B's availability were written as `available = available - 1` while A's stayed as listed. Would `available(&a)` read 0 when the function returns?", v.immediate_relative_b_available == 0);
+    obs.ask("Suppose A's `BEGIN` in `separate_check` moved out of the loop to just before `available(&a)`, as `BEGIN IMMEDIATE`, everything else as listed. Would B's INSERT succeed?", v.a_locks_first_b_insert.is_none());
+    obs.ask("Suppose A's `available(&a)` in `deferred_then_write` ran just before its `BEGIN DEFERRED` instead of just after it. Would A's INSERT right after B's reservation succeed?", v.read_before_begin_insert.is_none());
 }
 
 fn report_asks(obs: &mut Observation, r: &Reports) {
     obs.ask(
-        "In `report` as listed, is `separate_reads_total` 11?",
-        r.separate_reads_total == 11,
+        "In `report` as listed, is `separate_reads_total` larger than the number of units `report` puts on sale?",
+        r.separate_reads_total > 10,
     );
-    obs.ask("Suppose the open transaction in `report` began with `BEGIN IMMEDIATE`. Would B2's `reserve_whole` succeed?", r.immediate_report_b2.is_none());
     obs.ask(
         "In `report` as listed, does `count_b2` inside the open transaction return 1?",
         r.open_snapshot_sees_b2,
     );
-    obs.ask("Suppose the open transaction in `report`, after its two reads and before its COMMIT, inserted its total into an audit table. Would that INSERT succeed?", r.audit_insert.is_none());
-    obs.ask("Suppose B2's `reserve_whole` ran between the open transaction's `BEGIN` and its first read in `report`. Would `count_b2` inside the transaction return 1?", r.b2_before_first_read_seen);
 }
 
 fn spanner_asks(obs: &mut Observation, s: &Spanner) {
-    obs.ask("Suppose the Spanner listing's `sim.advance(20)` were `sim.advance(10)`. Would `stale_20s_later` show B2?", s.stale_10s_later == Ok(true));
-    obs.ask("At the point of `stale_20s_later`, a read with a staleness bound of 15 s is served by the replica furthest behind. Does it show B2?", s.bounded_20s_later_behind == Ok(true));
-    obs.ask("Right after B2's commit, a single read asks for a timestamp no older than B2's commit timestamp, and the replica furthest behind serves it. Does it show B2?", s.min_read_timestamp_behind == Ok(true));
-    obs.ask("Right after B2's commit, a read-only transaction with 15 s of exact staleness opens and reads B2; 20 s later it reads B2 again. Does the second read show B2?", s.stale_snapshot_twice.1 == Ok(true));
-    obs.ask("At the point of `hour_old`, a read-only transaction with 30 minutes of exact staleness opens and reads B2. Does it show B2?", s.half_hour_stale_an_hour_later == Ok(true));
+    obs.ask("At the point of `stale_later` in the Spanner listing, would a single read with 25 s of exact staleness show B2?", s.exact_25s_at_stale_later == Ok(true));
+    obs.ask("At the point of `stale_later`, a single read whose staleness bound is the listing's `stale` seconds is served by the replica furthest behind. Does it show B2?", s.bounded_at_stale_later_behind == Ok(true));
+    obs.ask("Right after B2's commit, a single read asks for a timestamp no older than the listing's `snapshot.read_timestamp()`, and the replica furthest behind serves it. Does it show B2?", s.min_snapshot_timestamp_behind == Ok(true));
+    obs.ask("At the point of `hour_old`, a read-only transaction with 30 minutes of exact staleness opens and reads B2. Does it show B2?", s.half_hour_stale_at_hour_old == Ok(true));
 }
 
 /// The summary `cargo labs run 03` prints under "Measured", and the raw values.
@@ -150,7 +125,7 @@ fn summary(o: &Observed) -> serde_json::Value {
         ),
         format!(
             "Spanner, the same read 20 s later:        {}",
-            shown(&s.stale_20s_later)
+            shown(&s.stale_later)
         ),
         format!(
             "Spanner, read at the commit 61 min later: {}",

@@ -6,82 +6,92 @@ use labkit::Observation;
 use sim_spanner::Code;
 
 pub(super) fn questions(obs: &mut Observation, o: &Observed) {
-    let (v, r) = (&o.variations, &o.reports);
-    let rows = v.deferred_requests_rows;
-    obs.choose("Wrap each request of `separate_check` in `BEGIN DEFERRED` from before its read to its COMMIT, with two units and a third request C that reads after A and B and writes last; each request commits if its writes succeed and rolls back otherwise. How many reservation rows does the table hold afterwards?",
-        match rows {
-            3 => "a",
-            2 => "b",
-            1 => "c",
+    let (d, v) = (&o.decisions, &o.variations);
+    let rows = v.both_begin_first_rows.join(", ");
+    obs.choose("Suppose both `BEGIN`s in `separate_check` moved out of the loop to just before each request's read (A begins and reads, then B begins and reads), the stock were two units, and a request whose write is refused rolled back. Whose reservation rows would the table end with?",
+        match rows.as_str() {
+            "B" => "a",
+            "A" => "b",
+            "A, B" => "c",
             _ => "d",
         },
-        format!("reservation rows: {rows}, for 2 units"),
+        format!("reservation rows: [{rows}], for 2 units"),
+    );
+    let codes = [
+        d.deferred_insert_code,
+        d.statement_retry_code,
+        d.second_immediate_code,
+    ];
+    let refused = codes.iter().flatten().count();
+    obs.choose(
+        "In `deferred_then_write` as listed, how many statements are refused, counting both connections?",
+        ["?", "a", "b", "c", "d"][refused],
+        format!("A's INSERT, the same INSERT again, B's BEGIN IMMEDIATE: {codes:?}"),
     );
     let codes = v.half_done_codes;
-    obs.choose("Change `deferred_then_write` so that B has run only `BEGIN IMMEDIATE` and its INSERT when A tries its first INSERT; then B finishes and commits, and A runs the INSERT once more. What do A's two INSERTs get?",
+    obs.choose("Change `deferred_then_write` so that B has run only its `BEGIN IMMEDIATE` and its INSERT when A tries its INSERT; then B finishes and commits, and A tries the same INSERT again. What do A's two tries get?",
         match codes {
-            (Some(5), Some(517)) => "a",
-            (Some(5), None) => "b",
+            (Some(5), None) => "a",
+            (Some(5), Some(517)) => "b",
             (Some(517), Some(517)) => "c",
             (Some(5), Some(5)) => "d",
             _ => "?",
         },
         format!("A's INSERTs got {codes:?}"),
     );
-    let reads = r.snapshot_reads;
-    obs.choose("In `report` as listed, what does `snapshot_reads` hold: the open transaction's availability and reserved units?",
-        match reads {
-            (10, 0) => "a",
-            (9, 1) => "b",
-            (9, 2) => "c",
-            (8, 2) => "d",
+    report_questions(obs, o);
+    spanner_questions(obs, o);
+}
+
+fn report_questions(obs: &mut Observation, o: &Observed) {
+    let r = &o.reports;
+    let codes = r.early_audit;
+    obs.choose("Suppose the open transaction in `report` inserted the number its first read returned into an audit table, right after that read. What would that INSERT and B2's `reserve_whole` get?",
+        match codes {
+            (None, Some(5)) => "a",
+            (Some(517), None) => "b",
+            (None, None) => "c",
+            (Some(5), None) => "d",
             _ => "?",
         },
-        format!("{reads:?}"),
+        format!("the INSERT, then B2: {codes:?}"),
     );
-    let total = r.swapped_reads_total;
-    obs.choose("Suppose the autocommit half of `report` read the reserved units first and the availability second, B1's reservation still between the two reads. What would its total be?",
-        match total {
-            11 => "a",
-            10 => "b",
-            9 => "d",
-            _ => "c",
-        },
-        format!("total {total}"),
-    );
-    spanner_questions(obs, o);
 }
 
 fn spanner_questions(obs: &mut Observation, o: &Observed) {
     let s = &o.spanner;
-    let right_after = [
+    let reads = [
         &s.strong_right_after,
         &s.stale_right_after,
         &s.snapshot_opened_before,
+        &s.stale_later,
+        &s.hour_old,
+        &s.future,
     ];
-    obs.choose("In the Spanner listing, which of the three reads made right after B2's commit (`strong_right_after`, `stale_right_after`, `in_snapshot`) show B2?",
-        match right_after.map(|read| *read == Ok(true)) {
-            [true, true, true] => "a",
-            [true, false, false] => "b",
-            [true, false, true] => "c",
-            [true, true, false] => "d",
+    let showing = reads.iter().filter(|read| ***read == Ok(true)).count();
+    obs.choose(
+        "How many of the reads in the Spanner listing show B2?",
+        match showing {
+            2 => "a",
+            3 => "b",
+            4 => "c",
+            5 => "d",
             _ => "?",
         },
-        format!(
-            "strong: {}; stale: {}; in the snapshot: {}",
-            shown(right_after[0]),
-            shown(right_after[1]),
-            shown(right_after[2])
-        ),
+        reads.map(shown).join("; "),
     );
-    let read: &Read = &s.snapshot_at_the_end;
-    obs.choose("In the Spanner listing, the read-only `snapshot` reads B2 once more after the listing's last read. What does it get?",
+    let read: &Read = &s.stale_snapshot_until_hour_old.1;
+    obs.choose("A read-only transaction with the listing's `stale` bound opens at the point of `stale_later` and reads B2 then; at the point of `hour_old` it reads B2 again. What does that second read get?",
         match read {
-            Ok(false) => "a",
-            Ok(true) => "b",
-            Err(Code::FailedPrecondition) => "c",
-            Err(_) => "d",
+            Ok(true) => "a",
+            Ok(false) => "b",
+            Err(Code::FailedPrecondition) => "d",
+            Err(_) => "c",
         },
-        format!("the read {}", shown(read)),
+        format!(
+            "first read: {}; second read: {}",
+            shown(&s.stale_snapshot_until_hour_old.0),
+            shown(read)
+        ),
     );
 }

@@ -8,18 +8,13 @@ use crate::world::Database;
 #[derive(Default)]
 pub struct Reports {
     pub separate_reads_total: i64,
-    /// The open transaction's two reads: the availability, the reserved units.
+    /// The open transaction's two reads: the reserved units, the availability.
     pub snapshot_reads: (i64, i64),
     pub open_snapshot_sees_b2: bool,
     pub fresh_read_sees_b2: bool,
-    /// The autocommit half with its reads swapped: reserved units first.
-    pub swapped_reads_total: i64,
-    /// The open transaction begun with `BEGIN IMMEDIATE`: B2's reservation.
-    pub immediate_report_b2: Option<i32>,
-    /// The open transaction inserts an audit row after its two reads.
-    pub audit_insert: Option<i32>,
-    /// B2 commits between the open transaction's `BEGIN` and its first read.
-    pub b2_before_first_read_seen: bool,
+    /// The open transaction inserts an audit row right after its first read: that
+    /// INSERT, then B2's reservation.
+    pub early_audit: (Option<i32>, Option<i32>),
 }
 
 impl Reports {
@@ -31,10 +26,7 @@ impl Reports {
 pub fn reports() -> Result<Reports> {
     let mut r = Reports::default();
     report(&mut r)?;
-    swapped_reads(&mut r)?;
-    immediate_report(&mut r)?;
-    audit_insert(&mut r)?;
-    b2_before_first_read(&mut r)?;
+    early_audit(&mut r)?;
     Ok(r)
 }
 
@@ -53,14 +45,14 @@ fn count_b2(conn: &rusqlite::Connection) -> Result<i64> {
 fn report(r: &mut Reports) -> Result<()> {
     let db = Database::create(10);
     let (report, b) = (db.connect(), db.connect());
-    let separate_available = available(&report)?;
+    let separate_reserved = reserved(&report)?;
     reserve_whole(&b, "B1")?;
-    r.separate_reads_total = separate_available + reserved(&report)?;
+    r.separate_reads_total = separate_reserved + available(&report)?;
 
     report.execute_batch("BEGIN")?;
-    let snapshot_available = available(&report)?;
+    let snapshot_reserved = reserved(&report)?;
     reserve_whole(&b, "B2")?;
-    r.snapshot_reads = (snapshot_available, reserved(&report)?);
+    r.snapshot_reads = (snapshot_reserved, available(&report)?);
     r.open_snapshot_sees_b2 = count_b2(&report)? == 1;
     report.execute_batch("COMMIT")?;
     r.fresh_read_sees_b2 = count_b2(&report)? == 1;
@@ -68,50 +60,24 @@ fn report(r: &mut Reports) -> Result<()> {
 }
 // ANCHOR_END: report
 
-/// The autocommit half of `report`, the reserved units read first.
-fn swapped_reads(r: &mut Reports) -> Result<()> {
+/// `report`, its open transaction inserting its first read into an audit table right
+/// after it.
+fn early_audit(r: &mut Reports) -> Result<()> {
     let db = Database::create(10);
     let (report, b) = (db.connect(), db.connect());
-    let reserved_first = reserved(&report)?;
+    report.execute_batch("CREATE TABLE audits (reserved INTEGER NOT NULL)")?;
+    reserved(&report)?;
     reserve_whole(&b, "B1")?;
-    r.swapped_reads_total = reserved_first + available(&report)?;
-    Ok(())
-}
-
-/// The open transaction of `report` begun with `BEGIN IMMEDIATE`.
-fn immediate_report(r: &mut Reports) -> Result<()> {
-    let db = Database::create(10);
-    let (report, b) = (db.connect(), db.connect());
-    report.execute_batch("BEGIN IMMEDIATE")?;
     available(&report)?;
-    r.immediate_report_b2 = code(&reserve_whole(&b, "B2"));
-    reserved(&report)?;
-    report.execute_batch("COMMIT")
-}
 
-/// The open transaction of `report` inserts its total into an audit table before
-/// COMMIT.
-fn audit_insert(r: &mut Reports) -> Result<()> {
-    let db = Database::create(10);
-    let (report, b) = (db.connect(), db.connect());
-    report.execute_batch("CREATE TABLE audits (total INTEGER NOT NULL)")?;
     report.execute_batch("BEGIN")?;
-    let total = available(&report)?;
-    reserve_whole(&b, "B2")?;
-    let total = total + reserved(&report)?;
-    let insert = report.execute("INSERT INTO audits VALUES (?1)", [total]);
-    r.audit_insert = code(&insert);
-    report.execute_batch("ROLLBACK")
-}
-
-/// B2 commits between the open transaction's `BEGIN` and its first read.
-fn b2_before_first_read(r: &mut Reports) -> Result<()> {
-    let db = Database::create(10);
-    let (report, b) = (db.connect(), db.connect());
-    report.execute_batch("BEGIN")?;
-    reserve_whole(&b, "B2")?;
+    let snapshot_reserved = reserved(&report)?;
+    let audit = report.execute("INSERT INTO audits VALUES (?1)", [snapshot_reserved]);
+    let b2 = reserve_whole(&b, "B2");
+    if !b.is_autocommit() {
+        b.execute_batch("ROLLBACK")?; // B2 gives up
+    }
+    r.early_audit = (code(&audit), code(&b2));
     available(&report)?;
-    reserved(&report)?;
-    r.b2_before_first_read_seen = count_b2(&report)? == 1;
     report.execute_batch("COMMIT")
 }

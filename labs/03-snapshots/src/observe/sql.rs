@@ -19,6 +19,13 @@ pub fn reserved(conn: &Connection) -> Result<i64> {
     })
 }
 
+/// The ids of the reservation rows, in order.
+pub fn reservation_ids(conn: &Connection) -> Result<Vec<String>> {
+    let mut statement = conn.prepare("SELECT id FROM reservations ORDER BY id")?;
+    let ids = statement.query_map([], |r| r.get(0))?;
+    ids.collect()
+}
+
 pub fn insert_reservation(conn: &Connection, id: &str) -> Result<usize> {
     conn.execute(
         "INSERT INTO reservations VALUES (?1, ?2, 1)",

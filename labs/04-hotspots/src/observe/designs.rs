@@ -1,8 +1,9 @@
 //! The key designs the observe phase compares, each with the ranges its time-range query
 //! reads. `shards` is N for the designs that use it.
 
-use crate::scenarios::{Measurement, measure};
+use crate::scenarios::{Measurement, SPLITS, columns, measure, workload};
 use crate::world::{Key, KeyRange, Order, Part, shard_of};
+use sim_ranges::Table;
 
 /// A key design: a name, the key and the query's ranges.
 pub struct Design {
@@ -56,7 +57,6 @@ pub const REVERSED: Design = Design {
 };
 
 /// A hash of the business key first (like a UUID): `PRIMARY KEY (id_hash, order_id)`.
-/// Nothing in the key follows time, so the time query reads the whole table.
 pub const HASH_FIRST: Design = Design {
     name: "hash first",
     key: |o, _| {
@@ -144,4 +144,35 @@ pub fn measure_design(design: &Design, shards: u32, with_time_index: bool) -> Me
         &|start, end| (design.window)(start, end, shards),
         with_time_index,
     )
+}
+
+/// Inserts `orders` under `design`'s keys; a refused insert is skipped.
+pub fn insert_all(table: &mut Table, design: &Design, shards: u32, orders: &[Order]) {
+    for order in orders {
+        let _ = table.insert((design.key)(order, shards), columns(order));
+    }
+}
+
+/// The history under `design`, with an index on `indexed` if given, cut into [`SPLITS`]
+/// splits by size; returns the table, the history and the live orders still to come.
+pub fn with_history(
+    design: &Design,
+    shards: u32,
+    indexed: Option<&str>,
+) -> (Table, Vec<Order>, Vec<Order>) {
+    let (history, live) = workload();
+    let mut table = Table::new("Orders");
+    if let Some(column) = indexed {
+        table.create_index("Index", &[column]);
+    }
+    insert_all(&mut table, design, shards, &history);
+    table.split_by_size(SPLITS);
+    (table, history, live)
+}
+
+/// The table once the history and the live orders are in under `design`.
+pub fn written(design: &Design, shards: u32, indexed: Option<&str>) -> (Table, Vec<Order>) {
+    let (mut table, history, live) = with_history(design, shards, indexed);
+    insert_all(&mut table, design, shards, &live);
+    (table, history)
 }

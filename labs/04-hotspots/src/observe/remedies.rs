@@ -1,67 +1,74 @@
-//! Section 2: the remedies a time-first key tempts you with: more servers, and letting
-//! the store split the hot range.
+//! Section 2: the remedies a hotspot tempts you with: more servers, and letting the store
+//! split the hot split.
 
-use super::designs::TIMESTAMP_FIRST;
-use crate::scenarios::{SHARDS, SPLITS, columns, workload};
+use super::designs::{Design, SHARD_PREFIX, TIMESTAMP_FIRST, insert_all, with_history, written};
+use crate::scenarios::SHARDS;
 use crate::world::Order;
 use labkit::Observation;
 use sim_ranges::{Servers, Table, busiest_share};
 
-/// Inserts orders under timestamp-first keys. Every order id is new, so none fails.
-fn insert_time_first(table: &mut Table, orders: &[Order]) {
-    for order in orders {
-        let _ = table.insert((TIMESTAMP_FIRST.key)(order, SHARDS), columns(order));
-    }
-}
-
-/// The history under timestamp-first keys, cut into [`SPLITS`] splits by size; returns
-/// the table and the live orders still to come.
-fn time_first_history() -> (Table, Vec<Order>) {
-    let (history, live) = workload();
-    let mut table = Table::new("Orders");
-    insert_time_first(&mut table, &history);
-    table.split_by_size(SPLITS);
-    (table, live)
-}
-
-/// Timestamp-first keys after the history and the live inserts.
-pub(super) fn time_first_after_live() -> Table {
-    let (mut table, live) = time_first_history();
-    insert_time_first(&mut table, &live);
-    table
-}
-
-/// Timestamp-first keys, the live inserts in `parts` equal parts with one step of
-/// load-based splitting of the hot split before each part after the first; the writes
-/// per split of the last part.
-fn after_load_based_splits(parts: usize) -> Vec<u64> {
-    let (mut table, live) = time_first_history();
-    for (i, part) in live.chunks(live.len().div_ceil(parts)).enumerate() {
-        if i > 0 {
-            table.split_hottest();
-            table.reset_write_counters();
-        }
-        insert_time_first(&mut table, part);
-    }
-    table.data().writes_per_split().to_vec()
+/// `design` with one step of load-based splitting halfway through the live inserts: the
+/// store cuts its busiest split at the middle of its rows and the counters start again.
+/// Returns the table, the split that was cut (the lower half; `cut + 1` is the upper
+/// half) and the history.
+fn cut_halfway(design: &Design, shards: u32) -> (Table, usize, Vec<Order>) {
+    let (mut table, history, live) = with_history(design, shards, None);
+    let (first, second) = live.split_at(live.len() / 2);
+    insert_all(&mut table, design, shards, first);
+    let cut = table
+        .split_hottest()
+        .expect("the busiest split has rows to cut");
+    table.reset_write_counters();
+    insert_all(&mut table, design, shards, second);
+    (table, cut, history)
 }
 
 pub fn observe(obs: &mut Observation) {
-    let table = time_first_after_live();
+    let (table, _) = written(&TIMESTAMP_FIRST, SHARDS, None);
     // Split 4 is index 3: server 3 of 4, like split 8 (index 7).
     let servers = Servers::new(4);
     let load = servers.writes_per_server(table.data());
-    obs.ask("With `created_at` first and the 8 splits on 4 servers, does the server of split 4 take any live inserts?", load[servers.server_of(3)] > 0);
-    let once = after_load_based_splits(2);
-    obs.ask("With `created_at` first, the store cuts the hot split in two halfway through the live inserts. Do the later inserts divide between the two halves?", busiest_share(&once) < 1.0);
-    let thrice = after_load_based_splits(3);
-    let written = thrice.iter().filter(|&&w| w > 0).count();
-    let answer = match written {
-        3 => "a",
-        2 => "b",
-        1 => "c",
+    obs.ask("With `TIMESTAMP_FIRST` and the splits on 4 servers, does the server of split 4 take any live inserts?", load[servers.server_of(3)] > 0);
+    time_first_cut(obs);
+    let (table, cut, _) = cut_halfway(&SHARD_PREFIX, SHARDS);
+    let later = table.data().writes_per_split();
+    obs.ask("Variation: with `SHARD_PREFIX` (N = 4), the store cuts its busiest split halfway through the live inserts. Do that split's later inserts divide between the two halves?", later[cut] > 0 && later[cut + 1] > 0);
+    three_shards_three_servers(obs);
+}
+
+/// `TIMESTAMP_FIRST`, cut halfway: where the later inserts land, and whether the half
+/// that takes them holds a row of the history.
+fn time_first_cut(obs: &mut Observation) {
+    let (table, cut, history) = cut_halfway(&TIMESTAMP_FIRST, SHARDS);
+    let later = table.data().writes_per_split();
+    let total: u64 = later.iter().sum();
+    let (lower, upper) = (later[cut], later[cut + 1]);
+    let old_rows_above = (history.iter())
+        .filter(|o| table.data().split_of(&(TIMESTAMP_FIRST.key)(o, SHARDS)) == cut + 1)
+        .count();
+    let answer = match (lower, upper == total, old_rows_above) {
+        (0, true, 0) => "a",
+        (0, true, _) => "b",
+        (l, _, _) if l > 0 && upper > 0 => "c",
         _ => "?",
     };
-    let evidence = format!("the last third's writes per split: {thrice:?}");
-    obs.choose("Variation: with `created_at` first, the store cuts the hot split after each third of the live inserts. How many splits take the last third?", answer, evidence);
+    let evidence = format!(
+        "later inserts: {lower} in the lower half, {upper} in the upper half, which holds {old_rows_above} history rows"
+    );
+    obs.choose("With `TIMESTAMP_FIRST`, the store cuts the hot split halfway through the live inserts. Where do the later inserts land?", answer, evidence);
+}
+
+/// `SHARD_PREFIX` with N = 3, its splits on 3 servers: the busiest server's share.
+fn three_shards_three_servers(obs: &mut Observation) {
+    let (table, _) = written(&SHARD_PREFIX, 3, None);
+    let load = Servers::new(3).writes_per_server(table.data());
+    let share = busiest_share(&load);
+    let answer = match share {
+        s if s <= 0.42 => "a",
+        s if s <= 0.58 => "b",
+        s if s < 1.0 => "c",
+        _ => "d",
+    };
+    let evidence = format!("live inserts per server {load:?}: the busiest took {share:.2}");
+    obs.choose("Variation: `SHARD_PREFIX` with N = 3 and the splits on 3 servers. What share of the live inserts does the busiest server take?", answer, evidence);
 }

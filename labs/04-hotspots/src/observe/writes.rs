@@ -1,96 +1,73 @@
-//! Section 1: where the live inserts land, per key design.
+//! Section 1: where the live inserts land, per key design, in the table and in an index.
 
 use super::designs::{
-    CUSTOMER_FIRST, CUSTOMER_SHARD, REVERSED, SHARD_AFTER_TIME, SHARD_PREFIX, SHARD_THEN_TIME,
-    TIMESTAMP_FIRST, measure_design,
+    CUSTOMER_FIRST, CUSTOMER_SHARD, Design, SHARD_PREFIX, SHARD_THEN_TIME, TIMESTAMP_FIRST,
+    measure_design, written,
 };
-use crate::scenarios::{HISTORY, LIVE, SHARDS};
+use crate::scenarios::SHARDS;
 use labkit::Observation;
 use sim_ranges::{busiest, busiest_share};
 
-/// The multiple-choice bucket of a busiest-split share.
-fn share_bucket(share: f64) -> &'static str {
-    match share {
-        s if s <= 0.19 => "a",
-        s if s <= 0.375 => "b",
-        s if s <= 0.75 => "c",
-        _ => "d",
-    }
-}
-
-/// The 1-based numbers of the splits that took live inserts.
-fn written_splits(writes: &[u64]) -> Vec<usize> {
-    (writes.iter().enumerate())
-        .filter(|(_, w)| **w > 0)
-        .map(|(i, _)| i + 1)
-        .collect()
+/// The busiest split's share of the live writes of an index on `column`, under `design`.
+fn index_busiest_share(design: &Design, column: &str) -> f64 {
+    let (table, _) = written(design, SHARDS, Some(column));
+    busiest_share(table.index("Index").expect("index").writes_per_split())
 }
 
 pub fn observe(obs: &mut Observation) {
     let time_first = measure_design(&TIMESTAMP_FIRST, SHARDS, false);
-    let reversed = measure_design(&REVERSED, SHARDS, false);
+    let last = time_first.writes_per_split.len() - 1;
+    obs.ask(
+        "With `TIMESTAMP_FIRST`, does the table's last split take every live insert?",
+        time_first.busiest_share == 1.0 && busiest(&time_first.writes_per_split) == Some(last),
+    );
     let sharded = measure_design(&SHARD_PREFIX, SHARDS, true);
     obs.ask(
-        "With `created_at` first, do all 400 live inserts land in one split?",
-        time_first.busiest_share == 1.0,
-    );
-    obs.ask(
-        "With `created_at DESC` first, is the busiest split the table's first split?",
-        busiest(&reversed.writes_per_split) == Some(0),
-    );
-    obs.ask(
-        "With the shard prefix (N = 4), does split 1 take any live inserts?",
+        "With `SHARD_PREFIX` (N = 4), does split 1 take any live inserts?",
         sharded.writes_per_split[0] > 0,
     );
-    let index = sharded.index_writes_per_split.clone().unwrap_or_default();
-    obs.ask("The shard-prefix table gets an index on `created_at`. Do the index's live writes reach more than one of its splits?", busiest_share(&index) < 1.0);
+    let five = measure_design(&SHARD_PREFIX, 5, false);
+    obs.ask(
+        "Variation: `SHARD_PREFIX` with N = 5. Does split 3 take any live inserts?",
+        five.writes_per_split[2] > 0,
+    );
     let sixteen = measure_design(&SHARD_PREFIX, 16, false);
-    obs.ask("Variation: the shard prefix with N = 16. Does the busiest split take at most 0.1 of the live inserts?", sixteen.busiest_share <= 0.1);
-    let after_time = measure_design(&SHARD_AFTER_TIME, SHARDS, false);
-    obs.ask("Variation: with the key `(created_at, shard, order_id)`, does one split take all 400 live inserts?", after_time.busiest_share == 1.0);
+    obs.ask("Variation: `SHARD_PREFIX` with N = 16. Does the busiest split take less than a tenth of the live inserts?", sixteen.busiest_share < 0.1);
+    let index = sharded.index_writes_per_split.clone().unwrap_or_default();
+    obs.ask("The `SHARD_PREFIX` table (N = 4) gets an index on `created_at`. Does the index's last split take every live write of the index?", index.last().is_some_and(|&w| w > 0) && busiest_share(&index) == 1.0);
+    let under_shards = index_busiest_share(&SHARD_PREFIX, "customer");
+    let under_time = index_busiest_share(&TIMESTAMP_FIRST, "customer");
+    obs.ask("Variation: the index is on `customer` instead. Does its busiest split take a smaller share of the index's live writes under the `SHARD_PREFIX` table (N = 4) than under the `TIMESTAMP_FIRST` table?", under_shards < under_time);
+    let customer_first = measure_design(&CUSTOMER_FIRST, SHARDS, false);
+    obs.ask(
+        "Variation: the key `(customer, created_at, order_id)`. Does split 2 take any live inserts?",
+        customer_first.writes_per_split[1] > 0,
+    );
     rows_in_hot_split(obs);
-    three_shards(obs);
     customer_shard(obs);
     without_order_id(obs);
-    customer_first(obs);
 }
 
-/// With `created_at` first: the rows split 8 holds after the live inserts.
+/// With `created_at` first: the rows the last split holds after the live inserts, per
+/// row of split 1.
 fn rows_in_hot_split(obs: &mut Observation) {
-    let table = super::remedies::time_first_after_live();
-    let last = table.data().splits() - 1;
-    let rows = (table.data().rows())
-        .filter(|(key, _)| table.data().split_of(key) == last)
-        .count();
-    let answer = match rows {
-        100 => "a",
-        150 => "b",
-        400 => "c",
-        500 => "d",
-        _ => "?",
+    let (table, _) = written(&TIMESTAMP_FIRST, SHARDS, None);
+    let data = table.data();
+    let rows_in = |split: usize| {
+        (data.rows())
+            .filter(|(key, _)| data.split_of(key) == split)
+            .count()
     };
-    let evidence = format!("split {} holds {rows} rows", last + 1);
-    obs.choose(
-        "With `created_at` first, how many rows does split 8 hold once the live inserts are in?",
-        answer,
-        evidence,
-    );
-}
-
-/// The shard prefix with N = 3: which splits take the live inserts.
-fn three_shards(obs: &mut Observation) {
-    let three = measure_design(&SHARD_PREFIX, 3, false);
-    let written = written_splits(&three.writes_per_split);
-    let answer = match written.as_slice() {
-        [3, 6, 8] => "a",
-        [1, 2, 3] => "b",
-        [6, 7, 8] => "c",
-        w if w.len() == 8 => "d",
-        _ => "?",
+    let (first, last) = (rows_in(0), rows_in(data.splits() - 1));
+    let answer = match last as f64 / first.max(1) as f64 {
+        r if r < 1.25 => "a",
+        r if r < 2.75 => "b",
+        r if r < 4.5 => "c",
+        _ => "d",
     };
-    let evidence = format!("writes per split {:?}", three.writes_per_split);
+    let evidence = format!("split 1 holds {first} rows, split {} {last}", data.splits());
     obs.choose(
-        "Variation: the shard prefix with N = 3. Which splits take the live inserts?",
+        "With `TIMESTAMP_FIRST`, once the live inserts are in, how many times as many rows as split 1 does the table's last split hold?",
         answer,
         evidence,
     );
@@ -99,45 +76,29 @@ fn three_shards(obs: &mut Observation) {
 /// The shard taken from the customer instead of the order.
 fn customer_shard(obs: &mut Observation) {
     let m = measure_design(&CUSTOMER_SHARD, SHARDS, false);
+    let answer = match m.busiest_share {
+        s if s <= 0.275 => "a",
+        s if s <= 0.4 => "b",
+        s if s <= 0.625 => "c",
+        _ => "d",
+    };
     let evidence = format!(
         "writes per split {:?}: the busiest took {:.3}",
         m.writes_per_split, m.busiest_share
     );
-    obs.choose("Variation: the shard taken from the customer id instead of the order id (N = 4). What share of the live inserts does the busiest split take?", share_bucket(m.busiest_share), evidence);
+    obs.choose("Variation: the shard taken from the customer id instead of the order id (N = 4). What share of the live inserts does the busiest split take?", answer, evidence);
 }
 
 /// `(shard, created_at)`: the shard prefix without the business key.
 fn without_order_id(obs: &mut Observation) {
     let m = measure_design(&SHARD_THEN_TIME, SHARDS, false);
     let refused = m.collisions.len();
-    let share = refused as f64 / (HISTORY + LIVE) as f64;
     let answer = match refused {
-        0 => "a",
-        _ if share <= 0.1 => "b",
-        _ if share <= 0.3 => "c",
-        _ => "?",
+        0 => "d",
+        1..=40 => "c",
+        41..=150 => "b",
+        _ => "a",
     };
-    let evidence = format!("{refused} of {} inserts refused", HISTORY + LIVE);
-    obs.choose("Variation: the shard prefix without `order_id`, key `(shard, created_at)` with N = 4. What share of the 1,200 inserts does the store refuse with ALREADY_EXISTS?", answer, evidence);
-}
-
-/// `(customer, created_at, order_id)`.
-fn customer_first(obs: &mut Observation) {
-    let m = measure_design(&CUSTOMER_FIRST, SHARDS, false);
-    let written = m.writes_per_split.iter().filter(|&&w| w > 0).count();
-    let answer = match m.busiest_share {
-        s if (0.25..0.5).contains(&s) && written > SHARDS as usize => "a",
-        1.0 => "b",
-        s if s <= 0.19 => "c",
-        _ => "?",
-    };
-    let evidence = format!(
-        "writes per split {:?}: the busiest took {:.3}",
-        m.writes_per_split, m.busiest_share
-    );
-    obs.choose(
-        "Variation: the key `(customer, created_at, order_id)`. Where do the live inserts land?",
-        answer,
-        evidence,
-    );
+    let evidence = format!("{refused} inserts refused");
+    obs.choose("Variation: `SHARD_PREFIX` without `order_id`, key `(shard, created_at)` with N = 4. How many orders does the store refuse with ALREADY_EXISTS?", answer, evidence);
 }

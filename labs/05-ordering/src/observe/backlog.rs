@@ -84,7 +84,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
     obs.ask("In the backlog experiment, does one key for the bank take at least three times as long as one key per account to empty the backlog?", bank_secs >= 3 * account_secs);
     // Variations: twice the workers; one account with half the effects.
     let six_workers = backlog_over_time(account_key, 6, EVEN).len() - 1;
-    obs.ask("Variation: the backlog experiment with six workers instead of three. Does one key per account empty the backlog sooner than with three?", six_workers < account_secs);
+    obs.ask("Variation: the backlog experiment with twice as many workers. Does one key per account empty the backlog sooner?", six_workers < account_secs);
     let skewed = backlog_over_time(account_key, 3, [6, 3, 3]).len() - 1;
     let answer = match skewed {
         4 => "a",
@@ -92,7 +92,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         12 => "c",
         _ => "?",
     };
-    obs.choose("Variation: the backlog experiment's twelve effects are six on A and three each on B and C. How long does one key per account take to empty the backlog?",
+    obs.choose("Variation: the backlog experiment with half of its effects on A and the rest split evenly between B and C. How long does one key per account take to empty the backlog?",
         answer,
         format!("one key per account: empty after {skewed} s with six effects on A, after {account_secs} s with four on each account"),
     );

@@ -1,17 +1,17 @@
 //! Two more ways an effect arrives twice: a publisher that publishes it again, and a
 //! consumer process that stalls while another takes its messages over.
 
-use super::{SUB, Summary, TOPIC, broker, effect, labels};
+use super::{SUB, Summary, TOPIC, broker, broker_with, effect, labels};
 use labkit::Observation;
 use labkit::fault::Sim;
-use sim_pubsub::{Broker, PubsubMessage, SubscriptionConfig};
+use sim_pubsub::PubsubMessage;
 use std::collections::BTreeSet;
 
 // ANCHOR: republished
 /// The publisher publishes A#1, A#2, then A#1 again (its first response was lost). A
 /// consumer applies each delivery whose message_id it has not seen, and acknowledges.
-/// Returns how often it applied A#1, and the message ids of A#1's copies.
-fn republished() -> (usize, Vec<String>) {
+/// Returns the effects it applied, in order, and the message ids of A#1's copies.
+fn republished() -> (Vec<String>, Vec<String>) {
     let mut sim = Sim::fault_free();
     let mut broker = broker(true, 10);
     for e in [effect("A", 1), effect("A", 2), effect("A", 1)] {
@@ -33,7 +33,7 @@ fn republished() -> (usize, Vec<String>) {
         .filter(|m| m.data.starts_with("A#1"))
         .map(|m| m.message_id)
         .collect();
-    (applied.iter().filter(|l| *l == "A#1").count(), copies)
+    (applied, copies)
 }
 // ANCHOR_END: republished
 
@@ -41,15 +41,10 @@ fn republished() -> (usize, Vec<String>) {
 /// A consumer that applies every delivery, commits, then acknowledges. Its process pulls
 /// A#1 and A#2 and stalls 15 s before applying anything (the deadline is 10 s); a
 /// second process pulls meanwhile. The subscription has exactly-once delivery or not.
-/// Returns how often A#1 was applied.
-fn stalled_consumer(exactly_once: bool) -> usize {
+/// Returns the effects applied, in order.
+fn stalled_consumer(exactly_once: bool) -> Vec<String> {
     let mut sim = Sim::fault_free();
-    let mut broker = Broker::new();
-    broker.create_topic(TOPIC).expect("topic");
-    let mut config = SubscriptionConfig::new(SUB, TOPIC);
-    config.enable_message_ordering = true;
-    config.enable_exactly_once_delivery = exactly_once;
-    broker.create_subscription(config).expect("subscription");
+    let mut broker = broker_with(true, exactly_once, 10);
     for e in [effect("A", 1), effect("A", 2)] {
         let message = PubsubMessage::with_key(e.data(), e.account.clone());
         broker.publish(&mut sim, TOPIC, message).expect("publish");
@@ -65,29 +60,42 @@ fn stalled_consumer(exactly_once: bool) -> usize {
             broker.acknowledge(&mut sim, SUB, &ack).expect("ack");
         }
     }
-    applied.iter().filter(|l| *l == "A#1").count()
+    applied
 }
 // ANCHOR_END: stalled
 
+/// How often `applied` holds A#1.
+fn a1_count(applied: &[String]) -> usize {
+    applied.iter().filter(|l| *l == "A#1").count()
+}
+
 pub(super) fn observe(obs: &mut Observation) -> Summary {
-    let (times, copies) = republished();
-    obs.ask("In the duplicates experiment, does the consumer that skips message_ids it has seen apply A#1 only once?", times == 1);
+    let (applied, copies) = republished();
+    let last_a1 = applied.iter().rposition(|l| l == "A#1");
+    let a2 = applied.iter().position(|l| l == "A#2");
+    obs.ask("In the duplicates experiment, does the consumer that skips message_ids it has seen apply A#1 after it applied A#2?", matches!((last_a1, a2), (Some(a1), Some(a2)) if a1 > a2));
     let stalled = stalled_consumer(false);
     let stalled_exactly_once = stalled_consumer(true);
-    let answer = match stalled_exactly_once {
-        2 => "a",
-        _ => "b",
+    let answer = match stalled_exactly_once.len() {
+        4 => "a",
+        3 => "b",
+        2 => "c",
+        _ => "?",
     };
-    obs.choose("Variation: the stalled process of the duplicates experiment, on a subscription with exactly-once delivery; the consumer applies each delivery, commits, then acks, and keeps no record of what it applied. How many times is A#1 applied?",
+    obs.choose("Variation: the stalled process of the duplicates experiment, on a subscription with exactly-once delivery; the consumer applies each delivery, commits, then acks, and keeps no record of what it applied. How many effect applications does the ledger receive in all?",
         answer,
-        format!("A#1 was applied {stalled_exactly_once} time(s) with exactly-once delivery, {stalled} without"),
+        format!("applied with exactly-once delivery: [{}]; without: [{}]", stalled_exactly_once.join(", "), stalled.join(", ")),
     );
     vec![
-        ("a1_applied_when_republished", times.into()),
+        ("applied_when_republished", applied.clone().into()),
+        ("a1_applied_when_republished", a1_count(&applied).into()),
         ("a1_copies_message_ids", copies.into()),
-        ("a1_applied_with_a_stalled_consumer", stalled.into()),
         (
-            "a1_applied_with_a_stalled_consumer_exactly_once",
+            "a1_applied_with_a_stalled_consumer",
+            a1_count(&stalled).into(),
+        ),
+        (
+            "applied_with_a_stalled_consumer_exactly_once",
             stalled_exactly_once.into(),
         ),
     ]

@@ -60,8 +60,10 @@ fn exactly_once_runs(max_faults: usize) -> BTreeSet<ExactlyOnceRun> {
 
 pub(super) fn observe(obs: &mut Observation) -> Summary {
     let exactly_once = exactly_once_runs(1);
-    let in_time = |r: &&ExactlyOnceRun| r.acks.iter().all(|(_, late)| !late);
-    obs.ask("In the exactly_once experiment, is A#1 applied more than once in some explored schedule in which every delivery's work takes 5 s?", exactly_once.iter().filter(in_time).any(|r| r.applied > 1));
+    let late_success = |r: &ExactlyOnceRun| {
+        (r.acks.iter()).any(|(answer, late)| *late && *answer == AckResponse::Success)
+    };
+    obs.ask("In the exactly_once experiment, is an ack sent after the longer work answered with success in some explored schedule?", exactly_once.iter().any(late_success));
     let two_faults = exactly_once_runs(2);
     let worst = two_faults.iter().map(|r| r.applied).max().unwrap_or(0);
     let answer = match worst {

@@ -46,10 +46,15 @@ fn scope() -> Scope {
 }
 
 fn broker(ordering: bool, ack_deadline_seconds: u64) -> Broker {
+    broker_with(ordering, false, ack_deadline_seconds)
+}
+
+fn broker_with(ordering: bool, exactly_once: bool, ack_deadline_seconds: u64) -> Broker {
     let mut broker = Broker::new();
     broker.create_topic(TOPIC).expect("topic");
     let mut config = SubscriptionConfig::new(SUB, TOPIC);
     config.enable_message_ordering = ordering;
+    config.enable_exactly_once_delivery = exactly_once;
     config.ack_deadline_seconds = ack_deadline_seconds;
     broker.create_subscription(config).expect("subscription");
     broker

@@ -1,25 +1,32 @@
 //! What a redelivery brings back with ordering enabled, and whether an acknowledged
 //! message can come back at all.
 
-use super::{SUB, Summary, TOPIC, broker, effect, labels, scope};
+use super::{
+    SUB, Summary, TOPIC, account_key, bank_key, broker, broker_with, effect, labels, scope,
+};
+use crate::world::Effect;
 use labkit::Observation;
 use labkit::fault::{self, Sim};
 use sim_pubsub::PubsubMessage;
 
 // ANCHOR: redelivery
 /// A#1, A#2, A#3 and B#1 are delivered; A#1, A#3 and B#1 are acknowledged, A#2 is not.
-/// Returns the messages acknowledged, and what the next pull hands out once A#2's
-/// deadline has passed.
-fn after_one_missed_ack() -> (Vec<String>, Vec<String>) {
+/// `key` chooses the ordering key of an effect; the subscription has message ordering,
+/// and exactly-once delivery if `exactly_once`. Returns the messages acknowledged, and
+/// what the next pull hands out once A#2's deadline has passed.
+fn after_one_missed_ack(
+    key: fn(&Effect) -> String,
+    exactly_once: bool,
+) -> (Vec<String>, Vec<String>) {
     let mut sim = Sim::fault_free();
-    let mut broker = broker(true, 10);
+    let mut broker = broker_with(true, exactly_once, 10);
     for e in [
         effect("A", 1),
         effect("A", 2),
         effect("A", 3),
         effect("B", 1),
     ] {
-        let message = PubsubMessage::with_key(e.data(), e.account.clone());
+        let message = PubsubMessage::with_key(e.data(), key(&e));
         broker.publish(&mut sim, TOPIC, message).expect("publish");
     }
     let batch = broker.pull(&mut sim, SUB, 10).expect("pull");
@@ -84,29 +91,42 @@ fn acked_message_delivered_again() -> bool {
 }
 
 pub(super) fn observe(obs: &mut Observation) -> Summary {
-    let (acked, again) = after_one_missed_ack();
-    obs.ask("In the redelivery experiment, does the next pull hand out a message the consumer acknowledged?", again.iter().any(|l| acked.contains(l)));
-    obs.ask(
-        "In the redelivery experiment, does the next pull hand out B#1?",
-        again.iter().any(|l| l == "B#1"),
-    );
-    // The other way back for an acknowledged message: its ack was lost (the client saw
-    // ok). The chapter reports it; no question asks it.
-    let acked_came_back = acked_message_delivered_again();
-    let after_nack = after_a_nack();
-    let answer = match after_nack.len() {
+    let (acked, again) = after_one_missed_ack(account_key, false);
+    let answer = match again.len() {
         1 => "a",
-        0 => "b",
+        2 => "b",
         3 => "c",
         4 => "d",
         _ => "?",
     };
-    obs.choose("Variation: in the redelivery experiment, the consumer nacks A#1 and acknowledges the other three messages. How many messages does the next pull hand out?",
+    obs.choose(
+        "In the redelivery experiment, how many messages does the next pull hand out?",
         answer,
-        format!("the next pull handed out [{}]", after_nack.join(", ")),
+        format!(
+            "acknowledged [{}]; the next pull handed out [{}]",
+            acked.join(", "),
+            again.join(", ")
+        ),
     );
+    // Variations: exactly-once delivery as well; one key for the bank.
+    let (_, exactly_once) = after_one_missed_ack(account_key, true);
+    obs.ask("Variation: the redelivery experiment on a subscription with exactly-once delivery as well. Does the next pull hand out A#3?", exactly_once.iter().any(|l| l == "A#3"));
+    let (_, one_key) = after_one_missed_ack(bank_key, false);
+    obs.ask(
+        "Variation: the redelivery experiment with one key for the bank. Does the next pull hand out B#1?",
+        one_key.iter().any(|l| l == "B#1"),
+    );
+    // Two more ways back, which the chapter reports and no question asks: a nack of A#1,
+    // and an acknowledged message whose ack was lost (the client saw ok).
+    let after_nack = after_a_nack();
+    let acked_came_back = acked_message_delivered_again();
     vec![
         ("redelivered_after_missed_ack", again.into()),
+        (
+            "redelivered_with_exactly_once_delivery",
+            exactly_once.into(),
+        ),
+        ("redelivered_with_one_key_for_the_bank", one_key.into()),
         ("redelivered_after_a_nack_of_a1", after_nack.into()),
         (
             "acked_message_delivered_again_after_a_lost_ack",

@@ -7,14 +7,14 @@ use labkit::Observation;
 use labkit::fault::{self, Sim};
 use sim_pubsub::{
     ATTR_SOURCE_DELIVERY_COUNT, Broker, DeadLetterPolicy, PubsubMessage, ROLE_SUBSCRIBER, Resource,
-    SERVICE_AGENT, SeekTarget, SubscriptionConfig,
+    SERVICE_AGENT, SEVEN_DAYS, SeekTarget, SubscriptionConfig,
 };
 use std::collections::BTreeSet;
 
 /// The poison message forwarded to `orders-dead` before `orders-dead` has a
-/// subscription; one is created afterwards. Returns whether the new subscription gets
-/// the message, and whether the source subscription still holds it.
-fn forwarded_without_a_subscription() -> (bool, bool) {
+/// subscription; one is created afterwards. Returns what `poison` returned, whether the
+/// new subscription gets the message, and whether the source subscription still holds it.
+fn forwarded_without_a_subscription() -> (Option<u32>, bool, bool) {
     let mut sim = Sim::fault_free();
     let mut broker = Broker::new();
     broker.create_topic("orders").expect("topic");
@@ -28,14 +28,14 @@ fn forwarded_without_a_subscription() -> (bool, bool) {
     for (resource, role, member) in agent_grants() {
         broker.add_iam_binding(resource, role, member);
     }
-    let _ = poison(&mut sim, &mut broker);
+    let returned = poison(&mut sim, &mut broker);
     let late = SubscriptionConfig::new("orders-dead-sub", "orders-dead");
     broker.create_subscription(late).expect("subscription");
     let arrived = !broker
         .pull(&mut sim, "orders-dead-sub", 10)
         .expect("pull")
         .is_empty();
-    (arrived, broker.backlog("fulfilment") > 0)
+    (returned, arrived, broker.backlog("fulfilment") > 0)
 }
 
 /// The `delivery_attempt` a dead letter carries on the dead-letter subscription, and the
@@ -102,17 +102,20 @@ fn ordered_dead_letter() -> BTreeSet<&'static str> {
 }
 // ANCHOR_END: ordered_dead_letter
 
-/// `fulfilment` retains acknowledged messages; once `poison` has returned, the operator
-/// seeks it back to t = 0, and a consumer pulls, then pulls again a minute later. Over
-/// every schedule with one fault: was the poison message delivered on `fulfilment` again?
+/// `orders` retains messages for seven days (`fulfilment` does not retain acknowledged
+/// messages); once `poison` has returned, the operator seeks `fulfilment` back to t = 0,
+/// and a consumer pulls, then pulls again a minute later. Over every schedule with one
+/// fault: was the poison message delivered on `fulfilment` again?
 fn seek_after_forwarding() -> BTreeSet<bool> {
     let mut seen = BTreeSet::new();
     fault::explore_all(scope(), |sim| {
         let mut broker = Broker::new();
         broker.create_topic("orders").expect("topic");
+        broker
+            .set_topic_retention("orders", Some(SEVEN_DAYS))
+            .expect("retention");
         broker.create_topic("orders-dead").expect("topic");
         let mut config = SubscriptionConfig::new("fulfilment", "orders");
-        config.retain_acked_messages = true;
         config.dead_letter_policy = Some(DeadLetterPolicy {
             dead_letter_topic: "orders-dead".into(),
             max_delivery_attempts: 5,
@@ -139,18 +142,20 @@ fn seek_after_forwarding() -> BTreeSet<bool> {
 
 pub(super) fn observe(obs: &mut Observation) -> Summary {
     let again = seek_after_forwarding();
-    obs.ask("fulfilment retains acknowledged messages. After poison has returned, the operator seeks fulfilment back to t = 0. Is the poison message delivered on fulfilment again?", again.iter().all(|a| *a));
+    obs.ask("The topic orders retains messages for seven days; fulfilment does not retain acknowledged messages. After poison has returned, the operator seeks fulfilment back to t = 0. Is the poison message delivered on fulfilment again?", again.iter().all(|a| *a));
     let ends = ordered_dead_letter();
     obs.ask("A subscription on orders has message ordering and fulfilment's dead-letter policy; key A holds A#1, A#2 and A#3, and A#2 is poison. The consumer is the one you built in chapter 5. Is A#3 applied?", ends.contains("applied"));
-    let (arrived, still_on_source) = forwarded_without_a_subscription();
-    let answer = match (arrived, still_on_source) {
-        (false, false) => "a",
-        (true, _) => "b",
-        (false, true) => "c",
+    let (returned, arrived, still_on_source) = forwarded_without_a_subscription();
+    let answer = match (returned, arrived, still_on_source) {
+        (Some(_), false, false) => "a",
+        (None, false, false) => "b",
+        (None, true, _) => "c",
+        (Some(_), true, _) => "d",
+        _ => "none of these",
     };
-    obs.choose("orders-dead has no subscription while poison runs; orders-dead-sub is created after it returns. What becomes of the poison message?",
+    obs.choose("orders-dead has no subscription while poison runs; orders-dead-sub is created after it returns. What does poison, as listed, return, and what does orders-dead-sub receive?",
         answer,
-        format!("a subscription created afterwards received it: {arrived}; still on the source subscription: {still_on_source}"),
+        format!("poison returned {returned:?}; orders-dead-sub received the message: {arrived}; still on fulfilment: {still_on_source}"),
     );
     let (attempt, attribute) = dead_letter_attempt();
     let ends: Vec<&str> = ends.into_iter().collect();

@@ -22,8 +22,12 @@ fn anonymous(cache: &mut PublicCache, s: &ObjectStore, t: u64) -> String {
     }
 }
 
+/// The times of the listing's reads in `seen`.
+const SEEN: [u64; 4] = [10, 30, 59, 60];
+
 /// 5. A public manifest with `Cache-Control: public, max-age=60`, cached at t=0 and
-///    replaced at the origin at t=10. Who answers with which run, at t=10 … 60?
+///    replaced at the origin at t=10. Who answers with which run, at t=10 … 60? And
+///    the same reads after a first read 40 s earlier.
 pub fn public_cache(obs: &mut Observation, facts: &mut Facts) {
     // ANCHOR: cache
     let mut s = store();
@@ -37,21 +41,23 @@ pub fn public_cache(obs: &mut Observation, facts: &mut Facts) {
         .map(|t| (t, anonymous(&mut cache, &s, t)))
         .collect();
     // ANCHOR_END: cache
-    let at = |t: u64| {
-        seen.iter()
-            .find(|(at, _)| *at == t)
-            .map(|(_, run)| run.as_str())
-    };
+    // The first read 40 s earlier: the same reads, 40 s later on the cache's clock.
+    let (s_earlier, mut cache_earlier, _) = replaced_after_read(0, MAX_AGE_60);
+    let later: Vec<u64> = SEEN.iter().map(|t| t + 40).collect();
+    let earlier_first = reads(&mut cache_earlier, &s_earlier, &later);
     obs.ask(
-        "In the manifest cache listing, do the anonymous reads at t = 10 and t = 59 get the same run?",
-        at(10).is_some() && at(10) == at(59),
+        "If the first anonymous read of the manifest cache listing came 40 s earlier, would the read at t = 30 get run-2?",
+        earlier_first[1] == "run-2",
     );
     let origin = String::from_utf8_lossy(&origin_at_10).into_owned();
     obs.ask(
-        "In the manifest cache listing, does the anonymous read at t = 60 get the run `origin_at_10` holds?",
-        at(60) == Some(origin.as_str()),
+        "In the manifest cache listing, does the last read in `seen` get the run `origin_at_10` holds?",
+        seen.last().is_some_and(|(_, run)| *run == origin),
     );
-    facts.insert("cache".into(), json!(seen));
+    facts.insert(
+        "cache".into(),
+        json!({"seen": seen, "first_read_40_s_earlier": earlier_first}),
+    );
 }
 
 /// The manifest cache listing's start with variations: run-1 read through a new cache
@@ -71,58 +77,65 @@ fn reads(cache: &mut PublicCache, s: &ObjectStore, times: &[u64]) -> Vec<String>
     times.iter().map(|&t| anonymous(cache, s, t)).collect()
 }
 
-/// Variations of the listing: the first read later, run-2 with `no-store`, and the
-/// manifest deleted at the origin at t=40.
+/// The listing's reads in `seen`, then run-3 (max-age=60) at t=65 and one more read at
+/// t=70; run-2 uploaded with `cache_control`. What the read at t=70 got, and `seen`.
+fn run_3_after_seen(cache_control: &str) -> (String, Vec<String>) {
+    let (mut s, mut cache, _) = replaced_after_read(0, cache_control);
+    let seen = reads(&mut cache, &s, &SEEN);
+    manifest(&mut s, "run-3", MAX_AGE_60);
+    (anonymous(&mut cache, &s, 70), seen)
+}
+
+/// Variations of the listing: the first read 5 s later, run-2 with `no-store` followed
+/// by run-3, and the manifest deleted at the origin at t=40.
 pub fn cache_variations(obs: &mut Observation, facts: &mut Facts) {
+    let (s, mut cache, _) = replaced_after_read(0, MAX_AGE_60);
+    let listed = reads(&mut cache, &s, &SEEN);
     let (s, mut cache, _) = replaced_after_read(5, MAX_AGE_60);
-    let later_first = reads(&mut cache, &s, &[10, 30, 59, 60]);
+    let later_first = reads(&mut cache, &s, &SEEN);
     obs.ask(
-        "If the manifest cache listing's first anonymous read came at t = 5 instead of t = 0, would its read at t = 60 get run-2?",
-        later_first[3] == "run-2",
+        "If the first anonymous read of the manifest cache listing came 5 s later, would the reads in `seen` get the same runs as in the listing?",
+        later_first == listed,
     );
-    let (s, mut cache, _) = replaced_after_read(0, "no-store");
-    let no_store = reads(&mut cache, &s, &[10, 30, 59, 60]);
+    let (no_store_at_70, no_store_seen) = run_3_after_seen("no-store");
     obs.ask(
-        "In the manifest cache listing, run-2 is uploaded with Cache-Control: no-store. Does the anonymous read at t = 30 get run-2?",
-        no_store[1] == "run-2",
+        "In the manifest cache listing, run-2 is uploaded with Cache-Control: no-store, and run-3, with run-1's Cache-Control, replaces it 5 s after the last read in `seen`. Does a read 10 s after that last read get run-3?",
+        no_store_at_70 == "run-3",
     );
     let (mut s, mut cache, _) = replaced_after_read(0, MAX_AGE_60);
-    let before_delete = reads(&mut cache, &s, &[10, 30]);
+    let before_delete = reads(&mut cache, &s, &SEEN[..2]);
     let any = DeleteRequest::default();
     s.delete(PUBLISHER_A, BUCKET, "manifest.json", any).ok();
-    let at_59 = cache.get_media(&s, 59, BUCKET, "manifest.json");
-    let at_60 = anonymous(&mut cache, &s, 60);
+    let at_59 = anonymous(&mut cache, &s, 59);
+    let at_60 = cache.get_media(&s, 60, BUCKET, "manifest.json");
     obs.ask(
-        "In the manifest cache listing, the manifest is deleted at the origin at t = 40. Does the anonymous read at t = 59 get a manifest?",
-        at_59.is_ok(),
+        "In the manifest cache listing, the manifest is deleted at the origin at t = 40. Does the last read in `seen` get a manifest?",
+        at_60.is_ok(),
     );
     facts.insert(
         "cache_variations".into(),
         json!({
             "first_read_at_5": later_first,
-            "run_2_no_store": no_store,
-            "deleted_at_40": {"before": before_delete, "at_59": status(&at_59), "at_60": at_60},
+            "run_2_no_store": {"seen": no_store_seen, "at_70": no_store_at_70},
+            "deleted_at_40": {"before": before_delete, "at_59": at_59, "at_60": status(&at_60)},
         }),
     );
 }
 
-/// A variation: after the reads at 30 and 60, the manifest is replaced again (run-3) at
-/// t=65. What does the anonymous reader get at t=70?
+/// A variation: after the reads in `seen`, run-3 replaces the manifest at t=65. What
+/// does the anonymous reader get at t=70?
 pub fn second_replacement(obs: &mut Observation, facts: &mut Facts) {
-    let (mut s, mut cache, _) = replaced_after_read(0, MAX_AGE_60);
-    let earlier = reads(&mut cache, &s, &[30, 60]);
-    manifest(&mut s, "run-3", MAX_AGE_60);
-    let at_70 = anonymous(&mut cache, &s, 70);
+    let (at_70, seen) = run_3_after_seen(MAX_AGE_60);
     let answer = match at_70.as_str() {
-        "run-2" => "a",
-        "run-1" => "b",
+        "run-1" => "a",
+        "run-2" => "b",
         "run-3" => "c",
         _ => "?",
     };
     obs.choose(
-        "The manifest cache listing goes on: run-3 replaces the manifest at the origin at t = 65, and the anonymous reader reads again at t = 70. What does it get?",
+        "The manifest cache listing goes on: run-3, with run-1's Cache-Control, replaces the manifest 5 s after the last read in `seen`, and the anonymous reader reads again 10 s after that read. What does it get?",
         answer,
-        format!("t=30 {}, t=60 {}, t=70 {at_70}", earlier[0], earlier[1]),
+        format!("`seen`: {seen:?}; at t=70 {at_70}"),
     );
     facts.insert("second_replacement_at_70".into(), json!(at_70));
 }
@@ -145,7 +158,7 @@ pub fn origin_and_cache_at_30(obs: &mut Observation, facts: &mut Facts) {
         _ => "?",
     };
     obs.choose(
-        "At t = 30 in the manifest cache listing, the reporting job, holding run-1's generation g, asks the origin with ifGenerationNotMatch=g, and an anonymous reader asks the cache. What do they get?",
+        "At t = 30 in the manifest cache listing, the reporting job asks the origin with ifGenerationNotMatch set to run-1's generation, and the anonymous reader asks the cache. What do they get?",
         answer,
         format!("the job got {job}, the anonymous reader {reader}"),
     );
@@ -153,27 +166,33 @@ pub fn origin_and_cache_at_30(obs: &mut Observation, facts: &mut Facts) {
 }
 
 /// 6. An uploader with roles/storage.objectCreator tries to replace the manifest,
-///    creates a new run's file, and tries to delete it; the file is listed right after
-///    its upload.
+///    creates a new run's file, lists it, and tries to delete it. Then the same upload
+///    of the manifest once the publisher has deleted it.
 pub fn creator_and_listing(obs: &mut Observation, facts: &mut Facts) {
     let mut s = store();
     put(&mut s, PUBLISHER_A, "manifest.json", b"run-1".to_vec());
-    let fix = Upload::new("hand-fixed");
-    let replaced = s.insert(CREATOR, BUCKET, "manifest.json", fix);
+    let fix = || Upload::new("hand-fixed");
+    let replaced = s.insert(CREATOR, BUCKET, "manifest.json", fix());
     let name = "runs/run-3/accounts.csv";
     let created = s.insert(CREATOR, BUCKET, name, Upload::new("# run=run-3\n"));
-    let listed = s.list(PUBLISHER_A, BUCKET, "runs/run-3/").map(|l| l.len());
+    let listed = s.list(CREATOR, BUCKET, "runs/run-3/").map(|l| l.len());
     let deleted = s.delete(CREATOR, BUCKET, name, DeleteRequest::default());
+    // The variation: the publisher deletes the manifest just before the upload.
+    let mut v = store();
+    put(&mut v, PUBLISHER_A, "manifest.json", b"run-1".to_vec());
+    let any = DeleteRequest::default();
+    v.delete(PUBLISHER_A, BUCKET, "manifest.json", any).ok();
+    let into_the_gap = v.insert(CREATOR, BUCKET, "manifest.json", fix());
     obs.ask(
-        "In `creator_and_listing`, does the uploader manage to replace the manifest?",
-        replaced.is_ok(),
+        "In `creator_and_listing`, the publisher deletes the manifest just before the uploader's upload of it. Does that upload then succeed?",
+        into_the_gap.is_ok(),
     );
     obs.ask(
         "In `creator_and_listing`, does the uploader manage to delete the file it created?",
         deleted.is_ok(),
     );
     obs.ask(
-        "In `creator_and_listing`, does the list made right after the create show the new file?",
+        "In `creator_and_listing`, does the uploader's list show the new file?",
         listed == Ok(1),
     );
     facts.insert(
@@ -181,7 +200,9 @@ pub fn creator_and_listing(obs: &mut Observation, facts: &mut Facts) {
         json!({
             "replace": status(&replaced),
             "create": status(&created),
+            "list": status(&listed),
             "delete": status(&deleted),
+            "manifest_after_delete": status(&into_the_gap),
         }),
     );
 }

@@ -4,7 +4,7 @@
 use super::{BUCKET, Facts, PUBLISHER_A, PUBLISHER_B, put, status, store, store_with};
 use labkit::Observation;
 use serde_json::json;
-use sim_storage::{ObjectStore, Preconditions, StorageError, Upload};
+use sim_storage::{Meta, ObjectStore, Preconditions, StorageError, Upload};
 use std::ops::Range;
 
 const OLD: &[u8; 16] = b"AAAAAAAABBBBBBBB";
@@ -39,16 +39,14 @@ fn read_across_a_replacement(mut s: ObjectStore) -> (Vec<u8>, Read) {
     ([head, tail].concat(), pinned_tail)
 }
 
-/// The same reads, B's upload sent create-only (`ifGenerationMatch=0`).
-fn read_across_a_create_only_upload() -> (Vec<u8>, Read) {
+/// The pinned read of the listing, B's upload conditional on the first version
+/// (`ifGenerationMatch` set to `first`, as a careful writer replaces).
+fn pinned_read_across_a_conditional_replacement() -> Read {
     let mut s = store();
     let first = put(&mut s, PUBLISHER_A, "positions.csv", OLD.to_vec());
-    let head = range(&s, None, 0..8).unwrap_or_default();
-    let create = Upload::new(NEW.to_vec()).if_generation_match(0);
-    s.insert(PUBLISHER_B, BUCKET, "positions.csv", create).ok();
-    let tail = range(&s, None, 8..16).unwrap_or_default();
-    let pinned_tail = range(&s, first, 8..16);
-    ([head, tail].concat(), pinned_tail)
+    let replace = Upload::new(NEW.to_vec()).if_generation_match(first.unwrap_or(-1));
+    s.insert(PUBLISHER_B, BUCKET, "positions.csv", replace).ok();
+    range(&s, first, 8..16)
 }
 
 /// A response for the report's details.
@@ -60,46 +58,60 @@ fn shown(read: &Read) -> String {
 }
 
 /// 3. A reader downloads positions.csv in two ranges; it is replaced in between. Then
-///    the replacement create-only, and a bucket with Object Versioning.
+///    the replacement conditional on the first version, and a bucket with Object
+///    Versioning.
 pub fn ranged_reads(obs: &mut Observation, facts: &mut Facts) {
     let (stitched, pinned_tail) = read_across_a_replacement(store());
     obs.ask(
         "In the positions.csv listing, are `head` and `tail` parts of one version of the file?",
         stitched == OLD || stitched == NEW,
     );
-    let (create_only_stitched, create_only_tail) = read_across_a_create_only_upload();
+    let conditional_tail = pinned_read_across_a_conditional_replacement();
     obs.ask(
-        "In the positions.csv listing, B's upload carries ifGenerationMatch=0. Does `pinned_tail` then return bytes?",
-        create_only_tail.is_ok(),
+        "In the positions.csv listing, B's upload carries ifGenerationMatch set to `first`. Does `pinned_tail` then return bytes?",
+        conditional_tail.is_ok(),
     );
-    let (_, versioned_tail) = read_across_a_replacement(store_with(true));
+    let (versioned, versioned_tail) = read_across_a_replacement(store_with(true));
+    let head = &versioned[..8.min(versioned.len())];
+    let pinned_whole = [head, versioned_tail.as_deref().unwrap_or_default()].concat();
     obs.ask(
-        "In a bucket with Object Versioning on, does the positions.csv listing's `pinned_tail` return the first version's bytes 8-15?",
-        versioned_tail.as_deref().ok() == Some(&OLD[8..16]),
+        "In a bucket with Object Versioning on, do the positions.csv listing's `head` and `pinned_tail` come from one version of the file?",
+        pinned_whole == OLD || pinned_whole == NEW,
     );
     facts.insert(
         "ranged_reads".into(),
         json!({
             "stitched": String::from_utf8_lossy(&stitched),
             "pinned_second_range": status(&pinned_tail),
-            "create_only": [String::from_utf8_lossy(&create_only_stitched), shown(&create_only_tail)],
+            "conditional_replacement_pinned": shown(&conditional_tail),
             "versioned_pinned_second_range": shown(&versioned_tail),
         }),
     );
+}
+
+/// `ifGenerationNotMatch=held`: the manifest's bytes only if they changed.
+fn if_changed(s: &ObjectStore, held: i64) -> Result<(Meta, Vec<u8>), StorageError> {
+    let pre = Preconditions::generation_not(held);
+    s.get_media(PUBLISHER_A, BUCKET, "manifest.json", None, None, pre)
+}
+
+/// A variation: the replacement carries the very bytes the job holds. What the job's
+/// `ifGenerationNotMatch` read answers after it.
+fn same_bytes_replacement() -> u16 {
+    let mut s = store();
+    let held = put(&mut s, PUBLISHER_A, "manifest.json", b"run-1".to_vec()).unwrap_or(-1);
+    put(&mut s, PUBLISHER_A, "manifest.json", b"run-1".to_vec());
+    status(&if_changed(&s, held))
 }
 
 /// 7. A reporting job keeps the manifest it read, with its generation, and asks again
 ///    with `ifGenerationNotMatch` (only if it changed): before the manifest is replaced,
 ///    then after. Then it reads the metadata, someone changes the Cache-Control, and it
 ///    reads with `ifGenerationNotMatch` once more, and fetches the bytes with
-///    `ifMetagenerationMatch` set to what it read.
+///    `ifMetagenerationMatch` set to what it read; then again after run-3 replaced it.
 pub fn conditional_reads(obs: &mut Observation, facts: &mut Facts) {
     let mut s = store();
     let held = put(&mut s, PUBLISHER_A, "manifest.json", b"run-1".to_vec()).unwrap_or(-1);
-    let if_changed = |s: &ObjectStore, held: i64| {
-        let pre = Preconditions::generation_not(held);
-        s.get_media(PUBLISHER_A, BUCKET, "manifest.json", None, None, pre)
-    };
     let before_replacement = if_changed(&s, held);
     put(&mut s, PUBLISHER_A, "manifest.json", b"run-2".to_vec());
     let after_replacement = if_changed(&s, held);
@@ -111,24 +123,29 @@ pub fn conditional_reads(obs: &mut Observation, facts: &mut Facts) {
     let after_patch = if_changed(&s, generation);
     let pre = Preconditions::metageneration(metageneration);
     let fetched = s.get_media(PUBLISHER_A, BUCKET, "manifest.json", None, None, pre);
+    // A variation: run-3 replaces the manifest before the fetch.
+    put(&mut s, PUBLISHER_A, "manifest.json", b"run-3".to_vec());
+    let after_run_3 = s.get_media(PUBLISHER_A, BUCKET, "manifest.json", None, None, pre);
+    let same_bytes = same_bytes_replacement();
     obs.ask(
-        "In `conditional_reads`, does the job's first ifGenerationNotMatch read, before the replacement, answer 304 Not Modified?",
-        status(&before_replacement) == 304,
+        "In `conditional_reads`, the replacement carries the very bytes the job holds. Does the job's ifGenerationNotMatch read after it answer 304 Not Modified?",
+        same_bytes == 304,
     );
     obs.ask(
         "After the Cache-Control change in `conditional_reads`, the job also reads with ifGenerationNotMatch set to the generation of the metadata it read. Does it receive the bytes?",
         after_patch.is_ok(),
     );
     obs.ask(
-        "Does the fetch with ifMetagenerationMatch at the end of `conditional_reads` succeed?",
-        fetched.is_ok(),
+        "In `conditional_reads`, run-3 replaces the manifest after the Cache-Control change, before the fetch. Does the fetch with ifMetagenerationMatch then succeed?",
+        after_run_3.is_ok(),
     );
     facts.insert(
         "conditional_reads".into(),
         json!({
             "if_generation_not_match": [status(&before_replacement), status(&after_replacement)],
+            "if_generation_not_match_same_bytes": same_bytes,
             "if_generation_not_match_after_patch": status(&after_patch),
-            "if_metageneration_match_after_patch": status(&fetched),
+            "if_metageneration_match": [status(&fetched), status(&after_run_3)],
         }),
     );
 }
@@ -154,7 +171,7 @@ pub fn metageneration_after_replacement(obs: &mut Observation, facts: &mut Facts
         _ => "?",
     };
     obs.choose(
-        "A variation of `conditional_reads`: the job reads the metadata of run-1's manifest, the manifest is replaced by run-2 (a new generation starts at metageneration 1), and the job fetches the bytes with ifMetagenerationMatch set to the metageneration it read. What does the fetch return?",
+        "A variation of `conditional_reads`: the job reads the metadata of run-1's manifest, the manifest is replaced by run-2, and the job fetches the bytes with ifMetagenerationMatch set to the metageneration it read. What does the fetch return?",
         answer,
         format!("metageneration {metageneration} read; the fetch answered {}", shown(&fetched)),
     );

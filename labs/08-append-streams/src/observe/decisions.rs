@@ -72,7 +72,7 @@ pub fn already_exists_without_proof(obs: &mut Observation) {
     (drill.append(&s, Some(3), batch("X", 7000, 7002))).expect("someone else's rows");
     let b_answer = drill.append(&s, Some(3), batch("B", 1003, 1005));
     let copies_of_b = drill.copies_of("P7:1003");
-    obs.choose("The journal says B (s1@3) was PREPARED and never sent, yet its append answers ALREADY_EXISTS. What would advancing the checkpoint to 1005 do?",
+    obs.choose("The journal says B was PREPARED and never sent, yet its append at its journaled offset answers ALREADY_EXISTS. What would advancing the checkpoint past B do?",
         match copies_of_b {
             0 => "c",
             1 => "a",

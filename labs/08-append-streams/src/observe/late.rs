@@ -1,6 +1,7 @@
-//! Requests whose outcome the writer never saw: a delayed request and its retry, a lost
-//! request followed by a delayed one, a batch rebuilt from a source that changed, and
-//! the opening's "skip ahead to offset 3" under each fate.
+//! Requests whose outcome the writer never saw: a batch sent in place of a delayed one, a
+//! delayed request and its retry, a lost request followed by a delayed one, a batch
+//! rebuilt from a source that changed, and the opening's "skip ahead to offset 3" under
+//! each fate.
 
 use super::{Client, batch, code};
 use labkit::Observation;
@@ -35,10 +36,19 @@ pub fn a_delayed_request(obs: &mut Observation) {
     obs.ask("Two faults: A's first request to s1 is lost on the way, the retry at offset 0 is delayed, and a third attempt at offset 0 follows. Does the third attempt answer OK?", third.is_ok());
 }
 
-/// A's response is lost; the source has lost 1001 since, and the writer rebuilds A from
-/// it and sends the rebuilt batch at offset 0, then B at the offset after it.
+/// A's first request to s1 is delayed; the writer gives A up and sends B at offset 0.
+pub fn a_batch_in_place_of_a_delayed_one(obs: &mut Observation) {
+    let mut client = Client::with_append_fates(&[Fate::AppliedLater]);
+    let s = client.create();
+    let _ = client.append(&s, Some(0), batch("A", 1000, 1003));
+    let _ = client.append(&s, Some(0), batch("B", 1003, 1005));
+    obs.ask("On a fresh service, A's first request to s1 is delayed; the writer gives A up and sends B at offset 0 of s1. Is B in the table?", client.copies_of("P7:1003") > 0);
+}
+
+/// A's first request is delayed; the source has lost 1001 since, and the writer rebuilds
+/// A from it and sends the rebuilt batch at offset 0, then B at the offset after it.
 pub fn a_rebuilt_batch(obs: &mut Observation) {
-    let mut client = Client::with_append_fates(&[Fate::AppliedResponseLost]);
+    let mut client = Client::with_append_fates(&[Fate::AppliedLater]);
     let s = client.create();
     let _ = client.append(&s, Some(0), batch("A", 1000, 1003));
     let rebuilt: Vec<Row> = (batch("A", 1000, 1003).into_iter())
@@ -59,7 +69,7 @@ pub fn a_rebuilt_batch(obs: &mut Observation) {
         code(&b),
         client.positions()
     );
-    obs.choose("A's response on s1 is lost after its rows were appended. The source has since lost P7:1001; the writer rebuilds A from it, sends the rebuilt batch at offset 0, then B at the offset after the rebuilt batch. What does B's append answer?", letter, evidence);
+    obs.choose("A's first request to s1 is delayed. The source has since lost P7:1001; the writer rebuilds A from it, sends the rebuilt batch at offset 0, then B right after the rebuilt batch. What does B's append answer?", letter, evidence);
 }
 
 /// The opening's "skip ahead to offset 3": A at 0 saw DEADLINE_EXCEEDED, and the writer
@@ -105,5 +115,5 @@ pub fn a_new_stream_after_a_delay(obs: &mut Observation) {
         code(&a),
         code(&b)
     );
-    obs.choose("A's first request to s1 is delayed. The writer creates s2 and appends A at offset 0 and B at offset 3 there. How many rows does a query return?", letter, evidence);
+    obs.choose("A's first request to s1 is delayed. The writer creates s2 and appends A at offset 0 there, then B right after it. How many rows does a query return?", letter, evidence);
 }

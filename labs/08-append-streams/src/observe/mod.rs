@@ -129,6 +129,7 @@ pub fn run() -> Report {
     let mut obs = Observation::new("append-streams");
     let mut summary = serde_json::Map::new();
     retries::the_default_stream(&mut obs, &mut summary);
+    late::a_batch_in_place_of_a_delayed_one(&mut obs);
     retries::a_retry_at_the_same_offset(&mut obs);
     retries::offsets_count_rows(&mut obs);
     late::a_delayed_request(&mut obs);

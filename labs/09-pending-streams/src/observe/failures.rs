@@ -1,21 +1,12 @@
-//! Unanswered calls: an append lost before the service, a commit applied with its
-//! response lost, a commit request lost, and appends whose response was lost, each
-//! followed by what a coordinator or a worker might do next.
+//! Unanswered calls: an append lost before the service, the listed coordinator after a
+//! lost commit response or a lost finalize request, a commit request lost, and appends
+//! whose response was lost, each followed by what a coordinator or a worker might do next.
 
 use super::{Batch, error_names, rows};
 use labkit::Observation;
 use labkit::fault::Fate;
 use serde_json::{Map, Value};
-
-/// Two finalized streams whose commit meets `fate` (the service scripted for it): the group.
-fn commit_unanswered(b: &mut Batch) -> [String; 2] {
-    let [s1, s2] = b.both_workers();
-    b.finalize(&s1).expect("finalize");
-    b.finalize(&s2).expect("finalize");
-    let lost = b.commit(&[s1.clone(), s2.clone()]);
-    assert!(lost.is_err_and(|e| e.is_indefinite()), "a scripted fault");
-    [s1, s2]
-}
+use sim_writeapi::Faults;
 
 /// W2's append never reaches the service; both streams are finalized and committed.
 pub fn an_append_lost_before_the_service(obs: &mut Observation, summary: &mut Map<String, Value>) {
@@ -33,28 +24,48 @@ pub fn an_append_lost_before_the_service(obs: &mut Observation, summary: &mut Ma
     summary.insert("empty_stream_commit".into(), seen.into());
 }
 
-/// The commit is applied, its response lost; the same commit is sent again; then W2's
-/// range is written to a new stream committed alone.
-pub fn a_lost_commit_response(obs: &mut Observation) {
+/// The listed coordinator after a commit applied with its response lost; then (another
+/// run) after s2's finalize request was lost.
+pub fn the_listed_coordinator(obs: &mut Observation) {
     let mut b = Batch::with_next_commit(Fate::AppliedResponseLost);
-    let group = commit_unanswered(&mut b);
-    let retry = b.commit(&group).expect("the retry answers");
-    obs.ask("In another run the commit of [s1, s2] is applied but its response is lost, and the coordinator sends the same commit again. Does the second answer carry a commit_time?", retry.commit_time.is_some());
-    let s3 = b.worker("W2", 2, 5);
-    b.finalize(&s3).expect("finalize");
-    b.commit(&[s3]).expect("commit s3");
-    obs.ask("After that, the coordinator writes W2's range again into a new stream s3 and commits [s3] alone. Does position 2 appear twice in the table?", b.copies(2) == 2);
+    let group = b.both_workers().to_vec();
+    b.coordinate(group);
+    obs.ask("The coordinator as listed: its first commit of [s1, s2] is applied but the response is lost. Does any row appear twice in the table at the end?", b.most_copies() > 1);
+
+    // The fates in order: W1's append, W2's append, the finalize of s1, that of s2.
+    let faults = Faults {
+        finalize: &[Fate::Ok, Fate::NotApplied],
+        ..Faults::NONE
+    };
+    let mut b = Batch::with_faults(faults, &[0, 0, 0, 1]);
+    let group = b.both_workers().to_vec();
+    b.coordinate(group);
+    let streams = b.visible_streams();
+    obs.choose("The coordinator as listed: its finalize of s1 answers, but the finalize request for s2 is lost before it reaches the service. Which streams' rows does the table show at the end?",
+        match streams.join(" ").as_str() {
+            "s1 s2" => "a",
+            "s1" => "b",
+            "s1 s3 s4" => "c",
+            "s3 s4" => "d",
+            _ => "none of these",
+        },
+        format!("the table shows the rows of {streams:?}"),
+    );
 }
 
 /// The commit request is lost; the coordinator keeps s1, replaces s2 by s3 and commits
 /// [s1, s3]; then the process that sent the lost request sends [s1, s2] again.
 pub fn a_lost_commit_request(obs: &mut Observation) {
     let mut b = Batch::with_next_commit(Fate::NotApplied);
-    let [s1, s2] = commit_unanswered(&mut b);
+    let [s1, s2] = b.both_workers();
+    b.finalize(&s1).expect("finalize");
+    b.finalize(&s2).expect("finalize");
+    let lost = b.commit(&[s1.clone(), s2.clone()]);
+    assert!(lost.is_err_and(|e| e.is_indefinite()), "a scripted fault");
     let s3 = b.worker("W2", 2, 5);
     b.finalize(&s3).expect("finalize");
     b.commit(&[s1.clone(), s3]).expect("commit [s1, s3]");
-    obs.ask("In another run the commit request is lost before it reaches the service. The coordinator keeps s1, writes W2's range again into a new stream s3 and commits [s1, s3]. Does any position appear twice in the table?", b.most_copies() > 1);
+    obs.ask("In another run the commit request is lost before it reaches the service. The coordinator keeps s1, writes W2's range again into a new stream s3 and commits [s1, s3]. Does any row appear twice in the table?", b.most_copies() > 1);
     let stale = b.commit(&[s1, s2]).expect("the stale commit answers");
     let streams = b.visible_streams();
     let letter = match streams.join(" ").as_str() {
@@ -83,25 +94,28 @@ pub fn lost_append_responses(obs: &mut Observation) {
     let row_count = b.finalize(&s2).expect("finalize");
     obs.choose("In another run W2's append is applied but its response is lost, and W2 sends the same request again on a new connection, at offset 0 as listed. What does FinalizeWriteStream answer for s2?",
         match row_count {
-            3 => "a",
-            6 => "b",
-            0 => "c",
-            1 => "d",
+            6 => "a",
+            0 => "b",
+            1 => "c",
+            3 => "d",
             _ => "none of these",
         },
         format!("the resend answered {resent:?}; FinalizeWriteStream answered {row_count}"),
     );
+    w1_runs_again(obs);
+}
 
-    let mut b = Batch::new();
-    let (first, lost) = b.worker_meeting(Fate::AppliedResponseLost, "W1", 0, 2);
-    assert!(lost.is_err(), "a scripted lost response");
-    let streams = [first, b.worker("W1", 0, 2), b.worker("W2", 2, 5)];
-    for stream in &streams {
-        b.finalize(stream).expect("finalize");
-    }
-    let committed = b.commit(&streams).expect("commit");
+/// W1's append is applied with its response lost and W1 runs the worker code again, then
+/// W2 runs: the coordinator commits [s1, s2], or (another run) every stream.
+fn w1_runs_again(obs: &mut Observation) {
+    let (mut b, streams) = w1_twice_then_w2();
+    b.commit(&streams[..2]).expect("commit [s1, s2]");
+    obs.ask("In another run W1's append is applied but its response is lost, and W1 runs the worker code again from the top; then W2 runs. The coordinator finalizes s1 and s2 and commits [s1, s2]. Does the table show any of W2's rows?", b.shows_any(2, 5));
+
+    let (mut b, streams) = w1_twice_then_w2();
+    let committed = b.commit(&streams).expect("commit every stream");
     let visible = b.visible();
-    obs.choose("In another run W1's append is applied but its response is lost, and W1 runs the worker code again from the top; then W2 runs. The coordinator finalizes and commits every stream the workers created. How many rows does the table show?",
+    obs.choose("In the run where W1 ran the worker code again, suppose instead that the coordinator finalizes and commits every stream the workers created. How many rows does the table show?",
         match visible {
             0 => "a",
             5 => "b",
@@ -114,4 +128,17 @@ pub fn lost_append_responses(obs: &mut Observation) {
             committed.commit_time
         ),
     );
+}
+
+/// W1's append applied with its response lost, W1's worker code run again, then W2's:
+/// the batch and the three streams, finalized.
+fn w1_twice_then_w2() -> (Batch, [String; 3]) {
+    let mut b = Batch::new();
+    let (first, lost) = b.worker_meeting(Fate::AppliedResponseLost, "W1", 0, 2);
+    assert!(lost.is_err(), "a scripted lost response");
+    let streams = [first, b.worker("W1", 0, 2), b.worker("W2", 2, 5)];
+    for stream in &streams {
+        b.finalize(stream).expect("finalize");
+    }
+    (b, streams)
 }

@@ -1,61 +1,118 @@
 //! How long a pending stream may wait, on the fault core's logical clock (one tick per
-//! simulated second), alone and together with an unanswered call.
+//! simulated second): the chapter's night schedule, with one call lost or moved.
 
-use super::{Batch, TABLE, error_names};
+use super::{Batch, error_names};
 use labkit::Observation;
-use labkit::fault::{Fate, Sim};
+use labkit::fault::Fate;
 use serde_json::{Map, Value};
-use sim_writeapi::{FINALIZED_BUFFER_LIMIT, Faults, HOUR, WriteApi, short};
+use sim_writeapi::{FINALIZED_BUFFER_LIMIT, Faults, HOUR, short};
 
-/// Both streams finalized; their commit, `hours_before` later, meets `fate`; `hours_after`
-/// later the same commit is sent again. Returns the batch and the second answer.
-fn commit_again_later(fate: Fate, hours_before: u64, hours_after: u64) -> (Batch, bool) {
-    let mut b = Batch::with_next_commit(fate);
-    let [s1, s2] = b.both_workers();
-    b.finalize(&s1).expect("finalize");
-    b.finalize(&s2).expect("finalize");
-    b.sim.advance(hours_before * HOUR);
-    let group = [s1, s2];
-    let lost = b.commit(&group);
-    assert!(lost.is_err_and(|e| e.is_indefinite()), "a scripted fault");
-    b.sim.advance(hours_after * HOUR);
-    let accepted = b.commit(&group).expect("the second commit answers");
-    (b, accepted.stream_errors.is_empty())
-}
+/// The night schedule, in seconds on the simulated clock.
+const W2_CREATES: u64 = 4 * HOUR;
+const S1_FINALIZED: u64 = 18 * HOUR;
+const S2_FINALIZED: u64 = 20 * HOUR;
+const COMMIT: u64 = 21 * HOUR;
 
-/// A service whose first `FinalizeWriteStream` after the two workers' appends (the
-/// third call with a fate) is applied and its response lost.
-fn with_a_lost_finalize_response() -> Batch {
+/// A finalize request lost before the service, met by the fate of the call `at` (0 and 1
+/// are the workers' appends, 2 the finalize of s1, 3 that of s2).
+fn lost_finalize(at: usize) -> Batch {
     let faults = Faults {
-        finalize: &[Fate::Ok, Fate::AppliedResponseLost],
+        finalize: &[Fate::Ok, Fate::NotApplied],
         ..Faults::NONE
     };
-    Batch {
-        api: WriteApi::new(&[TABLE]).with_faults(faults),
-        sim: Sim::replaying(&[0, 0, 1]),
+    let mut path = vec![0; at];
+    path.push(1);
+    Batch::with_faults(faults, &path)
+}
+
+impl Batch {
+    /// Moves the simulated clock on to `at` seconds.
+    fn until(&mut self, at: u64) {
+        let now = self.sim.now();
+        assert!(now <= at, "the schedule runs forward");
+        self.sim.advance(at - now);
+    }
+
+    /// The workers on the night schedule: s1 created at hour 0, s2 at hour 4.
+    fn night_workers(&mut self) -> [String; 2] {
+        let s1 = self.worker("W1", 0, 2);
+        self.until(W2_CREATES);
+        [s1, self.worker("W2", 2, 5)]
+    }
+
+    /// The night schedule up to the hour of its commit: the group.
+    fn night_until_commit(&mut self) -> [String; 2] {
+        let [s1, s2] = self.night_workers();
+        self.until(S1_FINALIZED);
+        self.finalize(&s1).expect("finalize s1");
+        self.until(S2_FINALIZED);
+        self.finalize(&s2).expect("finalize s2");
+        self.until(COMMIT);
+        [s1, s2]
     }
 }
 
-/// Unanswered calls against the clock: a lost request, a lost response, a lost finalize
-/// response.
-pub fn the_time_limits(obs: &mut Observation, summary: &mut Map<String, Value>) {
-    let (_, accepted) = commit_again_later(Fate::NotApplied, 3, 2);
-    obs.ask("In another run the commit request is lost before it reaches the service, 3 hours after both finalizations. The coordinator's next process starts 2 hours later, finds no commit_time on s1 or s2, and sends the same commit. Is it accepted?", accepted);
-    let (b, _) = commit_again_later(Fate::AppliedResponseLost, 1, 5);
-    obs.ask("In another run the commit, sent one hour after both finalizations, is applied but its response is lost. The next process starts 5 hours later and sends the same commit again. Are all of W1's and W2's rows visible after it?", b.shows(0, 5) && b.most_copies() == 1);
-
-    let mut b = with_a_lost_finalize_response();
-    let [s1, s2] = b.both_workers();
-    assert!(b.finalize(&s2).is_err(), "a scripted lost response");
-    b.sim.advance(4 * HOUR + HOUR / 2);
-    b.finalize(&s1).expect("finalize s1");
-    b.finalize(&s2).expect("finalize s2 again");
+/// The night schedule with a finalize or a commit lost, or the finalizations moved.
+pub fn the_night_schedule(obs: &mut Observation, summary: &mut Map<String, Value>) {
+    let mut b = lost_finalize(2);
+    let [s1, s2] = b.night_workers();
+    b.until(S1_FINALIZED);
+    assert!(b.finalize(&s1).is_err(), "a scripted lost request");
+    b.until(S2_FINALIZED);
+    b.finalize(&s1).expect("finalize s1 again");
+    b.finalize(&s2).expect("finalize s2");
+    b.until(COMMIT + 2 * HOUR);
     let late = b.commit(&[s1, s2]).expect("commit");
-    obs.ask("In another run the coordinator's FinalizeWriteStream on s2 is applied but its response is lost. Four and a half hours later it finalizes s1, finalizes s2 again (which answers a row count) and commits [s1, s2]. Is that commit refused?", !late.stream_errors.is_empty());
+    obs.ask("In another run on the night schedule, the first finalize request for s1 is lost before it reaches the service. The coordinator finalizes s1 again when it finalizes s2, and commits two hours later than scheduled. Is that commit accepted?", late.stream_errors.is_empty());
+
+    let mut b = Batch::with_next_commit(Fate::AppliedResponseLost);
+    let group = b.night_until_commit();
+    assert!(b.commit(&group).is_err(), "a scripted lost response");
+    b.until(COMMIT + 5 * HOUR);
+    let retry = b.commit(&group).expect("the retry answers");
+    obs.ask("In another run on the night schedule, the commit is applied but its response is lost. The coordinator's next process starts five hours later and sends the same commit again. Is every row of the batch visible exactly once after it?", b.shows(0, 5) && b.most_copies() == 1);
+    summary.insert(
+        "night_retry_after_applied".into(),
+        format!("{:?}", error_names(&retry)).into(),
+    );
     let hours = FINALIZED_BUFFER_LIMIT / HOUR;
     summary.insert("finalized_buffer_limit_hours".into(), hours.into());
+    group_after_a_lost_finalize(obs);
     two_clocks(obs);
-    staggered_finalize(obs);
+    resend_after_a_lost_request(obs);
+}
+
+/// s2's finalize request is lost; the commit at hour 21 is refused; at hour 22.5 the
+/// coordinator finalizes s2 and sends the group again.
+fn group_after_a_lost_finalize(obs: &mut Observation) {
+    let mut b = lost_finalize(3);
+    let [s1, s2] = b.night_workers();
+    b.until(S1_FINALIZED);
+    b.finalize(&s1).expect("finalize s1");
+    b.until(S2_FINALIZED);
+    assert!(b.finalize(&s2).is_err(), "a scripted lost request");
+    b.until(COMMIT);
+    let group = [s1, s2.clone()];
+    let refused = b.commit(&group).expect("commit");
+    assert!(!refused.stream_errors.is_empty(), "s2 is open");
+    b.until(COMMIT + 3 * HOUR / 2);
+    b.finalize(&s2).expect("finalize s2");
+    let again = b.commit(&group).expect("commit again");
+    let letter = match (b.shows(0, 2), b.shows(2, 5)) {
+        (false, false) => "a",
+        (true, false) => "b",
+        (false, true) => "c",
+        (true, true) => "d",
+    };
+    obs.choose("In another run on the night schedule, the finalize request for s2 is lost before it reaches the service, and the commit at the scheduled hour is refused. An hour and a half later the coordinator finalizes s2 and sends [s1, s2] again. Which rows does the table show then?",
+        letter,
+        format!(
+            "the first commit answered {:?}; the second {:?}; the table shows {} rows",
+            error_names(&refused),
+            error_names(&again),
+            b.visible()
+        ),
+    );
 }
 
 /// The short names of the streams a commit's answer reports errors for.
@@ -73,20 +130,16 @@ fn streams_in_errors(b: &mut Batch, group: &[String]) -> (Vec<String>, String) {
     (names, seen)
 }
 
-/// s1 created at hour 0 and finalized at 21, s2 created at 19 and finalized at 20, the
-/// group committed at 24.5.
+/// Both streams finalized only at hour 21, the group committed at hour 24.5.
 fn two_clocks(obs: &mut Observation) {
     let mut b = Batch::new();
-    let s1 = b.worker("W1", 0, 2);
-    b.sim.advance(19 * HOUR);
-    let s2 = b.worker("W2", 2, 5);
-    b.sim.advance(HOUR);
-    b.finalize(&s2).expect("finalize s2");
-    b.sim.advance(HOUR);
+    let [s1, s2] = b.night_workers();
+    b.until(COMMIT);
     b.finalize(&s1).expect("finalize s1");
-    b.sim.advance(3 * HOUR + HOUR / 2);
+    b.finalize(&s2).expect("finalize s2");
+    b.until(COMMIT + 7 * HOUR / 2);
     let (names, seen) = streams_in_errors(&mut b, &[s1, s2]);
-    obs.choose("In another run s1 is created at hour 0 and finalized at hour 21, s2 is created at hour 19 and finalized at hour 20, and the coordinator commits [s1, s2] at hour 24.5. Which streams does the answer's stream_errors name?",
+    obs.choose("In another run on the night schedule, the coordinator finalizes both streams only at the scheduled commit hour, and commits three and a half hours later. Which streams does the answer's stream_errors name?",
         match names.join(" ").as_str() {
             "" => "a",
             "s1" => "b",
@@ -98,15 +151,13 @@ fn two_clocks(obs: &mut Observation) {
     );
 }
 
-/// s1 finalized at hour 0, s2 at hour 3, the group committed at hour 5.
-fn staggered_finalize(obs: &mut Observation) {
-    let mut b = Batch::new();
-    let [s1, s2] = b.both_workers();
-    b.finalize(&s1).expect("finalize s1");
-    b.sim.advance(3 * HOUR);
-    b.finalize(&s2).expect("finalize s2");
-    b.sim.advance(2 * HOUR);
-    let (names, seen) = streams_in_errors(&mut b, &[s1, s2]);
+/// The commit request at hour 21 is lost; the next process sends it again two hours later.
+fn resend_after_a_lost_request(obs: &mut Observation) {
+    let mut b = Batch::with_next_commit(Fate::NotApplied);
+    let group = b.night_until_commit();
+    assert!(b.commit(&group).is_err(), "a scripted lost request");
+    b.until(COMMIT + 2 * HOUR);
+    let (names, seen) = streams_in_errors(&mut b, &group);
     let letter = match (names.join(" ").as_str(), b.visible()) {
         ("s1", 0) => "a",
         ("", 5) => "b",
@@ -114,5 +165,5 @@ fn staggered_finalize(obs: &mut Observation) {
         ("s1 s2", 0) => "d",
         _ => "none of these",
     };
-    obs.choose("In another run s1 is finalized at hour 0, s2 at hour 3, and the coordinator commits [s1, s2] at hour 5. What does the commit answer?", letter, seen);
+    obs.choose("In another run on the night schedule, the commit request is lost before it reaches the service. The coordinator's next process starts two hours later, finds no commit_time on either stream, and sends the same commit. What does it answer?", letter, seen);
 }

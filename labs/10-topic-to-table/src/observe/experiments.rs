@@ -1,10 +1,8 @@
-//! Small experiments on one reader and one commit, each run against the simulator.
+//! A small experiment on one reader session: two transactions read through it, and the
+//! one that read later commits first.
 
-use super::protocols::upsert_batch;
-use crate::world::{BATCH, CONSUMER, SINK, Sim, Tx, Ydb, encode_payload};
-use labkit::fault::{self, Scope};
-use sim_topic::{Chaos, StatusCode};
-use std::cell::RefCell;
+use crate::world::{CONSUMER, SINK, Sim, Tx, Ydb, encode_payload};
+use sim_topic::Chaos;
 
 /// A one-partition topic holding producer 0's messages 1..=n.
 pub(super) fn topic_with(n: i64) -> (Ydb, Sim) {
@@ -18,56 +16,34 @@ pub(super) fn topic_with(n: i64) -> (Ydb, Sim) {
     (db, sim)
 }
 
-pub(super) fn offsets_read(db: &mut Ydb, sim: &mut Sim, tx: &mut Tx, max: usize) -> Vec<i64> {
+fn offsets_read(db: &mut Ydb, sim: &mut Sim, tx: &mut Tx, max: usize) -> Vec<i64> {
     let batch = db.receive_batch_with_tx(sim, "consumer", tx, CONSUMER, max);
     let batch = batch.expect("no chaos here");
     batch.messages.iter().map(|m| m.offset).collect()
 }
 
-/// Reads a batch in a transaction and, while that transaction is still open (nothing
-/// committed), reads again through the same reader session. Returns both reads' offsets.
-pub fn reads_while_uncommitted() -> (Vec<i64>, Vec<i64>) {
-    let (mut db, mut sim) = topic_with(4);
-    let mut open = db.begin();
-    let first = offsets_read(&mut db, &mut sim, &mut open, 2);
-    let mut next = db.begin();
-    let second = offsets_read(&mut db, &mut sim, &mut next, 2);
-    (first, second)
+/// What became of two transactions on one session, and where the next one read.
+pub struct TwoOnOneSession {
+    pub later_committed: bool,
+    pub earlier_committed: bool,
+    pub next_read_from: Option<i64>,
 }
 
-/// Every fate of one consumer commit (a batch, its sink rows, its offset advance): for
-/// each commit that answered `UNAVAILABLE`, whether it had been applied (the committed
-/// offset moved and the sink row exists).
-pub fn unavailable_commits_applied() -> Vec<bool> {
-    let scope = Scope {
-        lab: "10",
-        scenario: "one-commit",
-        max_faults: 1,
-    };
-    let applied = RefCell::new(Vec::new());
-    fault::explore_all(scope, |sim| {
-        let mut db = Ydb::in_memory(
-            1,
-            Chaos {
-                commit_faults: true,
-                ..Chaos::NONE
-            },
-        );
-        db.create_table(SINK);
-        let written = db.write(sim, "p0", 0, encode_payload(0, 1, 0));
-        written.expect("plain writes meet no faults here");
-        let mut tx = db.begin();
-        let batch = db.receive_batch_with_tx(sim, "consumer", &mut tx, CONSUMER, BATCH);
-        let batch = batch.expect("reads meet no faults here");
-        upsert_batch(&db, &mut tx, &batch);
-        if let Err(error) = db.commit(sim, "consumer", tx)
-            && error.status == StatusCode::Unavailable
-        {
-            let moved = db.committed_offsets(CONSUMER)[0] > 0;
-            let row = !db.all_rows(SINK).is_empty();
-            applied.borrow_mut().push(moved && row);
-        }
-        Ok(())
-    });
-    applied.into_inner()
+/// Through one reader session T1 reads offsets 0–1 and stays open, T2 reads 2–3 and
+/// commits first, then T1 commits; then a new transaction reads.
+pub fn later_transaction_commits_first() -> TwoOnOneSession {
+    let (mut db, mut sim) = topic_with(6);
+    let mut t1 = db.begin();
+    assert_eq!(offsets_read(&mut db, &mut sim, &mut t1, 2), [0, 1]);
+    let mut t2 = db.begin();
+    assert_eq!(offsets_read(&mut db, &mut sim, &mut t2, 2), [2, 3]);
+    let later_committed = db.commit(&mut sim, "consumer", t2).is_ok();
+    let earlier_committed = db.commit(&mut sim, "consumer", t1).is_ok();
+    let mut next = db.begin();
+    let read = offsets_read(&mut db, &mut sim, &mut next, 2);
+    TwoOnOneSession {
+        later_committed,
+        earlier_committed,
+        next_read_from: read.first().copied(),
+    }
 }

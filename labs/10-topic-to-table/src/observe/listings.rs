@@ -1,31 +1,46 @@
-//! The two listings the chapter prints, each under two scripted faults: the plain writer
-//! whose write is lost and whose transaction then aborts, and the offset committed at read
+//! The two listings the chapter prints, each under scripted faults: the plain writer whose
+//! write is lost, or stored and then followed by an abort; the offset committed at read
 //! whose commit is lost before it was applied.
 
 use super::protocols::{CONSUMER_OFFSET_AT_READ, PRODUCER_OUTSIDE};
-use super::variations::one_message;
-use crate::world::{Consumer, HOT, SINK, Sim, Ydb, decode_payload, encode_payload};
+use super::variations::{drain, one_message};
+use crate::world::{Consumer, HOT, SINK, Sim, Ydb, encode_payload};
 use sim_topic::Chaos;
 
-/// The plain writer's write is killed before the message is stored, then its hot-row
-/// commit is ABORTED, then the retry commits. Returns the seq_nos the topic holds.
-pub fn plain_write_lost_then_aborted() -> Vec<i64> {
+/// The plain writer's write is killed before the message is stored, and nothing else
+/// fails. Returns how many messages the topic holds.
+pub fn plain_write_lost() -> usize {
+    let chaos = Chaos {
+        kill_connections: true,
+        ..Chaos::NONE
+    };
+    // The write is killed, not applied (1); the SELECT answers (0); the commit meets no
+    // choice.
+    let db = one_message(chaos, PRODUCER_OUTSIDE, &[1, 0]);
+    assert_eq!(db.stats().unavailable, 1, "the scripted fault");
+    db.all_messages().len()
+}
+
+/// The plain writer's write is stored but its connection killed, then its hot-row commit
+/// is ABORTED, then the retry commits. Returns (copies in the topic, sink rows once the
+/// consumer has read everything).
+pub fn plain_write_stored_then_aborted() -> (usize, usize) {
     let chaos = Chaos {
         commit_faults: false,
         ..Chaos::ALL
     };
-    // Attempt 1: the write is killed, not applied (1); the SELECT answers (0); the commit
-    // meets a concurrent writer (1). Attempt 2: nothing unusual.
-    let db = one_message(chaos, PRODUCER_OUTSIDE, &[1, 0, 1, 0, 0, 0]);
+    // Attempt 1: the write is killed after it was applied (2); the SELECT answers (0);
+    // the commit meets a concurrent writer (1). Attempt 2: nothing unusual.
+    let mut db = one_message(chaos, PRODUCER_OUTSIDE, &[2, 0, 1, 0, 0, 0]);
     let stats = db.stats();
     assert_eq!(
         (stats.unavailable, stats.locks_invalidated),
         (1, 1),
         "the two faults"
     );
-    (db.all_messages().iter())
-        .filter_map(|m| decode_payload(&m.payload).map(|(_, seq_no, _)| seq_no))
-        .collect()
+    let copies = db.all_messages().len();
+    drain(&mut db);
+    (copies, db.all_rows(SINK).len())
 }
 
 /// The offset-at-read consumer reads 0#1 and 0#2; its `commit_with_ack` is killed before

@@ -14,10 +14,12 @@ pub use page::signals_page;
 pub use protocols::ONE_TRANSACTION;
 
 use crate::scenarios::{Config, Outcome, aborts_with_hot_keys, seeded_run};
-use contention::{Calm, calm_runs};
-use experiments::{reads_while_uncommitted, unavailable_commits_applied};
+use contention::{Calm, aborted_actors, calm_runs, consumer_abort_rows};
+use experiments::later_transaction_commits_first;
 use labkit::{Observation, Report};
-use listings::{offset_commit_lost_before_it_applied, plain_write_lost_then_aborted};
+use listings::{
+    offset_commit_lost_before_it_applied, plain_write_lost, plain_write_stored_then_aborted,
+};
 use protocols::{CONSUMER_OFFSET_AT_READ, PRODUCER_OUTSIDE};
 use variations::*;
 
@@ -105,60 +107,68 @@ fn summary(r: &Runs, calm: &Calm) -> serde_json::Value {
 
 /// The three pipelines under the same seed, and without injected faults.
 fn pipelines(obs: &mut Observation, r: &Runs, calm: &Calm) {
-    let outside = &r.outside.signals;
+    let one_tx = &r.one_tx;
     obs.ask(
-        "Under the seed, does the plain-writer run's validator count more duplicates than lost messages?",
-        outside.app_duplicates > outside.lost,
+        "With one transaction at each end, under the seed, is any message lost?",
+        one_tx.signals.lost > 0 || !one_tx.audit.missing.is_empty(),
     );
     let offset_at_read = &calm.offset_at_read;
     obs.ask(
         "Without injected faults (no killed connection, no commit fault, no lock break) and otherwise as under the seed, does the offset-at-read consumer lose any message?",
         offset_at_read.signals.lost > 0 || !offset_at_read.audit.missing.is_empty(),
     );
-    let one_tx = &r.one_tx;
     obs.ask(
-        "With one transaction at each end, under the seed, is any message lost?",
-        one_tx.signals.lost > 0 || !one_tx.audit.missing.is_empty(),
+        "Without injected faults, does the offset-at-read run hand any message to the consumer twice?",
+        offset_at_read.signals.redelivered > 0,
     );
-}
-
-/// The reader session: an open transaction, and two transactions on one session.
-fn sessions(obs: &mut Observation) {
-    let (first_read, second_read) = reads_while_uncommitted();
-    obs.ask("A transaction reads offsets 0-1 and stays open. Does the next read through the same session return 0-1 again?", second_read == first_read);
-    let (committed, _next) = second_transaction_on_the_session();
-    obs.ask("T1 reads offsets 0-1; while it is open, T2 reads 2-3 through the same session. T1 rolls back, then T2 commits. Are offsets 2-3 committed?", committed);
-}
-
-/// Contention alone, and the two printed listings under two faults each.
-fn listings(obs: &mut Observation, calm: &Calm) {
     obs.ask(
         "Without injected faults, does the one-transaction run hand any message to the consumer twice?",
         calm.one_tx.signals.redelivered > 0,
     );
-    let held = plain_write_lost_then_aborted();
-    obs.ask("The plain-writer producer as listed: its write's connection is killed before the message is stored, then its hot-row commit is ABORTED, and the retry commits. Is the message missing from the topic?", !held.contains(&1));
+    let producer_1_row = format!("hot({}, 0)", 1 % Config::CHAOS.hot_keys);
+    obs.ask(
+        "Without injected faults, is any commit of the one-transaction consumer ABORTED by a commit of producer 1?",
+        consumer_abort_rows().contains(&producer_1_row),
+    );
+}
+
+/// The two printed listings under scripted faults.
+fn listings(obs: &mut Observation) {
+    let copies = plain_write_lost();
+    obs.ask("The plain-writer producer as listed sends a message: its write's connection is killed before the message is stored (UNAVAILABLE), and nothing else fails. Is the message missing from the topic?", copies == 0);
     let sink = offset_commit_lost_before_it_applied();
     obs.ask("The offset-at-read consumer as listed reads 0#1 and 0#2; the connection of its commit_with_ack is killed before the commit is applied (UNAVAILABLE), and the retry loop runs it again. Do both messages reach the sink?", sink == [(0, 1), (0, 2)]);
 }
 
-/// Unknown outcomes and sequence numbers.
-fn unknowns(obs: &mut Observation, r: &Runs) {
-    let unavailable_applied = unavailable_commits_applied();
+/// Two transactions on one reader session; redeliveries; retry settings.
+fn sessions(obs: &mut Observation, r: &Runs) {
+    let two = later_transaction_commits_first();
+    obs.ask("Through one reader session, T1 reads offsets 0-1 and stays open; T2 then reads offsets 2-3 and commits first. Is T2's commit accepted?", two.later_committed);
     obs.ask(
-        "Was any consumer commit that answered UNAVAILABLE applied?",
-        unavailable_applied.iter().any(|applied| *applied),
+        "Then T1 commits. Are offsets 0-1 committed?",
+        two.earlier_committed,
+    );
+    let letter = match two.next_read_from {
+        Some(0) => "a",
+        Some(2) => "b",
+        Some(4) => "c",
+        _ => "none of these",
+    };
+    obs.choose(
+        "In the run where T2 committed before T1, a new transaction then reads through the consumer. At which offset does its batch start?",
+        letter,
+        format!("the new transaction read from offset {:?}", two.next_read_from),
     );
     obs.ask(
-        "Is any message handed out again after a rollback committed to the sink twice?",
+        "Under the seed, in the one-transaction run, is any message handed out again after a rollback committed to the sink twice?",
         r.one_tx.offsets_fed_twice > 0,
     );
-    let copies = explicit_seq_no_copies();
-    obs.ask("With an explicit seq_no (auto_seqno off), a commit is applied but answers UNDETERMINED; the retry commits the same seq_no. Does the topic hold two copies?", copies == 2);
+    let copies = copies_without_idempotent_retries();
+    obs.ask("With RetrySettings(idempotent=False) instead, a producer of the one-transaction run has its commit applied but answered UNAVAILABLE, and nothing else fails. Does the topic end up holding its message twice?", copies == 2);
 }
 
-/// What the validator counts without faults and under the seed; the hot rows.
-fn counts(obs: &mut Observation, r: &Runs, calm: &Calm) {
+/// What the validator counts without faults; the hot rows.
+fn counts(obs: &mut Observation, calm: &Calm) {
     let s = &calm.outside.signals;
     let letter = match (s.lost > 0, s.app_duplicates > 0) {
         (true, false) => "a",
@@ -172,54 +182,39 @@ fn counts(obs: &mut Observation, r: &Runs, calm: &Calm) {
         letter,
         seen,
     );
-    let s = &r.one_tx.signals;
-    let letter = match (s.redelivered > 0, s.app_duplicates > 0, s.lost > 0) {
-        (true, false, false) => "a",
-        (true, true, false) => "b",
-        (false, true, false) => "c",
-        (true, true, true) => "d",
+    let aborted = aborted_actors(8);
+    let names: Vec<&str> = aborted.iter().copied().collect();
+    let letter = match names.as_slice() {
+        [] => "a",
+        ["consumer"] => "b",
+        ["consumer", "p0"] => "d",
+        _ if names.len() == 9 => "c",
         _ => "none of these",
     };
-    let seen = format!(
-        "redelivered {}, duplicates {}, lost {}",
-        s.redelivered, s.app_duplicates, s.lost
-    );
-    obs.choose(
-        "Under the seed, which of these counts does the one-transaction run report above zero?",
-        letter,
-        seen,
-    );
-    let (one, eight) = (r.aborts_one_row, r.aborts_eight_rows);
-    let letter = match eight {
-        0 => "c",
-        _ if eight > one => "b",
-        _ if eight * 2 >= one => "a",
-        _ => "d",
-    };
-    let seen = format!("{one} aborts over one hot row, {eight} over eight");
-    obs.choose("Without injected faults, eight producers with twenty messages each: how do the aborts over eight hot rows compare with those over one?", letter, seen);
+    obs.choose("Without injected faults, eight producers with twenty messages each over eight hot rows: whose commits are ABORTED?", letter, format!("aborted: {names:?}"));
 }
 
 /// The producer's retries, and an unknown consumer commit, varied.
 fn retries(obs: &mut Observation) {
+    let (copies, rows) = plain_write_stored_then_aborted();
+    let letter = match (copies, rows) {
+        (1, 1) => "a",
+        (2, 1) => "b",
+        (2, 2) => "c",
+        _ => "none of these",
+    };
+    let seen = format!("{copies} copies in the topic, {rows} row(s) in the sink");
+    obs.choose("The plain-writer producer as listed: its write is stored, but the connection is killed before the answer (UNAVAILABLE); then its commit is ABORTED, and the retry commits. Once the consumer has read everything, how many copies of the message does the topic hold, and how many sink rows?", letter, seen);
     let held = seq_no_moved_in_the_body();
     let letter = match held.as_slice() {
         [2, 3] => "a",
         [1, 2] => "b",
         _ => "c",
     };
-    obs.choose("A producer moves next_seq_no inside the body. Its first commit is ABORTED, the retry commits, then a second message commits. Which seq_nos are in the topic?",
+    obs.choose("A producer moves next_seq_no inside the body. Its first commit is ABORTED, the retry commits, then a second message commits. Which seq_nos do the payloads in the topic carry?",
         letter,
-        format!("the topic holds {held:?}"),
+        format!("the payloads carry {held:?}"),
     );
-    let (copies, rows) = retried_producer_copies();
-    let letter = match (copies, rows) {
-        (1, _) => "a",
-        (_, 1) => "c",
-        _ => "b",
-    };
-    let seen = format!("{copies} copies in the topic, {rows} row(s) in the sink");
-    obs.choose("A producer commit is applied but answers UNAVAILABLE; the retry is ABORTED; the next retry commits (automatic seq_no). Copies in the topic, rows in the sink?", letter, seen);
     let fed = unknown_commit_taken_for_a_failure();
     let letter = match fed {
         0 => "b",
@@ -236,10 +231,9 @@ pub fn run() -> Report {
     let r = runs();
     let calm = calm_runs();
     pipelines(&mut obs, &r, &calm);
-    sessions(&mut obs);
-    listings(&mut obs, &calm);
-    unknowns(&mut obs, &r);
-    counts(&mut obs, &r, &calm);
+    listings(&mut obs);
+    sessions(&mut obs, &r);
+    counts(&mut obs, &calm);
     retries(&mut obs);
     obs.finish(Some(sim_topic::sqlite_version()), summary(&r, &calm))
 }

@@ -39,6 +39,15 @@ fn consume_offset_at_read(
     bump_hot_row(db, sim, consumer.actor, tx, consumer.hot_key)?;
     Ok(batch)
 }
+
+/// Upserts each message under its identity, `(writer_id, seq_no)` from the payload.
+pub(super) fn upsert_batch(db: &Ydb, tx: &mut Tx, batch: &Batch) {
+    for message in &batch.messages {
+        if let Some((writer_id, seq_no, _)) = decode_payload(&message.payload) {
+            db.upsert(tx, SINK, (writer_id, seq_no), message.payload.clone());
+        }
+    }
+}
 // ANCHOR_END: offset_at_read
 
 // Spoiler: the functions below are the build phase's answer. They are here because the
@@ -79,15 +88,6 @@ pub(super) fn consume_in_tx(
 pub(super) fn offsets_moved(db: &Ydb, batch: &Batch) -> bool {
     let committed = db.committed_offsets(CONSUMER);
     (batch.ranges.iter()).all(|r| committed[r.partition as usize] >= r.to)
-}
-
-/// Upserts each message under its identity, `(writer_id, seq_no)` from the payload.
-pub(super) fn upsert_batch(db: &Ydb, tx: &mut Tx, batch: &Batch) {
-    for message in &batch.messages {
-        if let Some((writer_id, seq_no, _)) = decode_payload(&message.payload) {
-            db.upsert(tx, SINK, (writer_id, seq_no), message.payload.clone());
-        }
-    }
 }
 
 /// Both transactions done right: the reference the figures use.

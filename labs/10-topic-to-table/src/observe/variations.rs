@@ -1,31 +1,14 @@
 //! Variations the chapter does not walk through, each run here so that the answers to the
-//! questions about them are observed: a second transaction on one reader session, a
-//! producer retried after two faults, a sequence number moved inside the body, an
-//! unknown commit taken for a failure, an explicit sequence number.
+//! questions about them are observed: a sequence number moved inside the body, an unknown
+//! commit taken for a failure, retry settings that do not retry an unknown commit.
 
-use super::experiments::{offsets_read, topic_with};
 use super::protocols::{ONE_TRANSACTION, consume_in_tx, produce_in_tx, upsert_batch};
-use crate::scenarios::Protocol;
+use crate::scenarios::{Config, Protocol, run_pipeline};
 use crate::world::{
-    Batch, CONSUMER, Consumer, HOT, Producer, SINK, Sim, Tx, Ydb, YdbError, bump_hot_row,
-    decode_payload, encode_payload,
+    Batch, CONSUMER, Consumer, HOT, Producer, SINK, Sim, Tx, Ydb, YdbError, decode_payload,
+    encode_payload,
 };
-use sim_topic::Chaos;
-
-/// T1 reads offsets 0–1, T2 reads 2–3 through the same session, T1 rolls back, T2
-/// commits. Returns whether T2's commit succeeded and where the next read starts.
-pub fn second_transaction_on_the_session() -> (bool, i64) {
-    let (mut db, mut sim) = topic_with(4);
-    let mut first = db.begin();
-    offsets_read(&mut db, &mut sim, &mut first, 2);
-    let mut second = db.begin();
-    offsets_read(&mut db, &mut sim, &mut second, 2);
-    db.rollback(&mut sim, "consumer", first);
-    let committed = db.commit(&mut sim, "consumer", second).is_ok();
-    let mut next = db.begin();
-    let read = offsets_read(&mut db, &mut sim, &mut next, 4);
-    (committed, read.first().copied().unwrap_or(-1))
-}
+use sim_topic::{Chaos, RetrySettings};
 
 /// Commit faults and lock breaks, no killed connection.
 const COMMIT_FAULTS: Chaos = Chaos {
@@ -66,7 +49,7 @@ pub(super) fn one_message(chaos: Chaos, protocol: Protocol, path: &[usize]) -> Y
 }
 
 /// Drains the topic into the sink with the one-transaction consumer, fault-free.
-fn drain(db: &mut Ydb) {
+pub(super) fn drain(db: &mut Ydb) {
     let mut sim = Sim::fault_free();
     let consumer = Consumer {
         actor: "consumer",
@@ -81,17 +64,6 @@ fn drain(db: &mut Ydb) {
         }
         db.commit(&mut sim, "consumer", tx).expect("fault-free");
     }
-}
-
-/// A commit applied but answered UNAVAILABLE, the retry ABORTED, the next retry
-/// committed: (copies of the message in the topic, sink rows after draining).
-pub fn retried_producer_copies() -> (usize, usize) {
-    // With lock breaks on, a commit's options are: 0 ok, 1 locks broken, 2 OVERLOADED,
-    // 3 UNAVAILABLE applied, 4 UNAVAILABLE not applied, 5 UNDETERMINED applied, …
-    let mut db = one_message(COMMIT_FAULTS, ONE_TRANSACTION, &[3, 1, 0]);
-    let copies = db.all_messages().len();
-    drain(&mut db);
-    (copies, db.all_rows(SINK).len())
 }
 
 /// The starter's producer: the sequence number moves inside the body.
@@ -170,27 +142,28 @@ fn holds_first(batch: &Batch) -> bool {
     (batch.messages.iter()).any(|m| decode_payload(&m.payload).is_some_and(|(_, s, _)| s == 1))
 }
 
-/// The producer with an explicit sequence number (`auto_seqno` off).
-fn produce_explicit(
-    db: &mut Ydb,
-    sim: &mut Sim,
-    tx: &mut Tx,
-    producer: &mut Producer,
-) -> Result<(), YdbError> {
-    bump_hot_row(db, sim, producer.actor, tx, producer.hot_key)?;
-    let (writer, seq_no) = (producer.writer_id, producer.next_seq_no);
-    tx.write_with_seq_no(writer, seq_no, encode_payload(writer, seq_no, producer.now));
-    Ok(())
-}
-
-/// With explicit sequence numbers, a commit applied but answered UNDETERMINED, then a
-/// retry that commits: the copies of the message in the topic.
-pub fn explicit_seq_no_copies() -> usize {
-    let protocol = Protocol {
-        produce: produce_explicit,
-        ..ONE_TRANSACTION
+/// One producer with one message and one consumer, under `RetrySettings(idempotent=False)`:
+/// the producer's first commit is applied but answers UNAVAILABLE. Returns how many
+/// messages the topic holds at the end of the run.
+pub fn copies_without_idempotent_retries() -> i64 {
+    let config = Config {
+        producers: 1,
+        messages_per_producer: 1,
+        hot_keys: 1,
+        partitions: 1,
+        chaos: Chaos {
+            commit_faults: true,
+            ..Chaos::NONE
+        },
+        retry: RetrySettings {
+            idempotent: false,
+            ..RetrySettings::default()
+        },
     };
-    one_message(COMMIT_FAULTS, protocol, &[5, 0])
-        .all_messages()
-        .len()
+    // The producer's commit is the run's first choice; without lock breaks its options
+    // are 0 ok, 1 OVERLOADED, 2 UNAVAILABLE applied, …
+    let outcome = run_pipeline(&mut Sim::replaying(&[2]), config, ONE_TRANSACTION);
+    assert_eq!(outcome.signals.unavailable, 1, "the scripted fault");
+    assert!(outcome.producers_finished && outcome.drained);
+    outcome.end_offsets.iter().sum()
 }
