@@ -350,17 +350,9 @@ pub fn digest(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::meta::load_labs;
-    use std::path::Path;
 
     fn outbox() -> Lab {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        load_labs(&root)
-            .unwrap()
-            .labs
-            .into_iter()
-            .find(|l| l.meta.id == "outbox")
-            .unwrap()
+        crate::meta::teachers_lab("outbox")
     }
 
     #[test]
