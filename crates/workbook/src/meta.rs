@@ -592,6 +592,17 @@ pub fn predictions_page(lab: &Lab) -> String {
     out
 }
 
+/// A lab of this repository (the teacher's edition), for unit tests.
+#[cfg(test)]
+pub(crate) fn teachers_lab(id: &str) -> Lab {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let labs = load_labs(&root).expect("the workbook's labs load");
+    labs.labs
+        .into_iter()
+        .find(|l| l.meta.id == id)
+        .expect("the lab exists")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -602,15 +613,4 @@ mod tests {
         assert_eq!(graded_test_names(source), ["first", "second_one"]);
         assert!(graded_test_names("fn main() {}").is_empty());
     }
-}
-
-/// A lab of this repository (the teacher's edition), for unit tests.
-#[cfg(test)]
-pub(crate) fn teachers_lab(id: &str) -> Lab {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let labs = load_labs(&root).expect("the workbook's labs load");
-    labs.labs
-        .into_iter()
-        .find(|l| l.meta.id == id)
-        .expect("the lab exists")
 }
