@@ -136,6 +136,30 @@ fn intake(wb: &Workbook, lab: &Lab, submission: &Path) -> Intake {
         files.clear();
         problems.push("a learner file brings in another file: the starter was graded".into());
     }
+    // The rest of the lab is the teacher's and is never read; that the learner changed it
+    // is still worth a reviewer's question.
+    let learner: Vec<String> = (lab.meta.learner_files.iter())
+        .map(|f| lab.learner_path(f))
+        .collect();
+    let changed: Vec<&str> = (lab.meta.published.iter())
+        .filter(|(path, _)| !learner.contains(path))
+        .filter(|(path, blob)| {
+            // Only a regular file of sane size is read (a link to /dev/zero is not).
+            let path = submission.join(path.as_str());
+            match std::fs::symlink_metadata(&path) {
+                Err(_) => false,
+                Ok(meta) if !meta.is_file() || meta.len() > limits.max_learner_file_bytes => true,
+                Ok(_) => crate::blob::file_blob(&path).is_ok_and(|theirs| theirs != **blob),
+            }
+        })
+        .map(|(path, _)| path.as_str())
+        .collect();
+    if !changed.is_empty() {
+        review.push(format!(
+            "the submission changed files the grader does not take (it graded with its own): {}",
+            changed.join(", ")
+        ));
+    }
     let rel = format!("labs/{}/predictions.txt", lab.slug());
     let predictions = match take(submission, &rel, limits.max_predictions_bytes) {
         Ok(Some(text)) => predictions::parse(lab, &text)
@@ -350,9 +374,12 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
         let mut intakes = BTreeMap::new();
         for lab in &labs {
             let taken = intake(wb, lab, submission);
+            // A seal of a few answers is common ground, not a sign of copying: a class
+            // that seals on cue seals its empty files in the same second.
             if let Ok(Some(predictions::Predictions {
                 seal: Some(seal), ..
             })) = &taken.predictions
+                && seal.answered() >= MIN_ANSWERS_TO_COMPARE
             {
                 let key = (lab.meta.number.clone(), seal.line());
                 seals.entry(key).or_default().push(learner.clone());
@@ -433,6 +460,9 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
     Ok(class)
 }
 
+/// How many answered items a seal needs before two equal seals are worth a note.
+const MIN_ANSWERS_TO_COMPARE: usize = 5;
+
 /// A seal line names the second it was written and hashes the answers: two learners who
 /// carry the same one did not seal apart, and each of their rows says with whom.
 fn note_shared_seals(class: &mut ClassGrade, seals: &BTreeMap<(String, String), Vec<String>>) {
@@ -444,7 +474,9 @@ fn note_shared_seals(class: &mut ClassGrade, seals: &BTreeMap<(String, String), 
                 .collect();
             let note = format!(
                 "predictions.txt carries the same seal line as {}'s: the same answers \
-                 sealed in the same second, which happens when one file was copied",
+                 sealed in the same second. A copied file does that (the grade cannot say \
+                 which is the original); so, rarely, do two learners who seal on cue with \
+                 the same answers. Worth a look",
                 others.join("'s and ")
             );
             for row in class.rows.iter_mut() {

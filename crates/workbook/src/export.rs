@@ -223,12 +223,16 @@ fn parse_grader(grader: &str) -> Result<(String, String)> {
     if repo.matches('/').count() != 1 || !plain(repo) || !plain(reference) {
         return Err(bad());
     }
+    // actions/checkout fetches a full commit hash, not an abbreviated one; a branch or a
+    // tag would let the grading move under the class.
+    if reference.len() != 40 || !reference.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Error::input(format!(
+            "`--grader {grader}`: pin the grader's full 40-digit commit (`git rev-parse HEAD` in it): a short hash cannot be fetched by the workflow, and a branch or tag can move"
+        )));
+    }
     Ok((repo.to_string(), reference.to_string()))
 }
 
-/// Writes the student edition of `wb` into `dir`, which must not exist or be empty.
-/// `grader` (`OWNER/REPO@COMMIT`) pins the copy that grades the class in the Classroom
-/// workflow; without it the workflow reads the organisation's variables.
 /// The lock file without the packages only the teacher's edition has (the solutions, the
 /// template lab) and the dependencies only they used, block for block as cargo writes
 /// it: the learner's first build then finds it current and leaves it untouched, and
@@ -302,6 +306,9 @@ fn locked_package(block: &str) -> LockedPackage {
     package
 }
 
+/// Writes the student edition of `wb` into `dir`, which must not exist or be empty.
+/// `grader` (`OWNER/REPO@COMMIT`) pins the copy that grades the class in the Classroom
+/// workflow; without it the workflow reads the organisation's variables.
 pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exported> {
     let pins = match grader {
         Some(grader) => {
@@ -467,13 +474,17 @@ mod tests {
         assert!(!excluded("crates/workbook/tests/cli.rs"));
     }
 
+    const FULL: &str = "3f2a9c1e5b7d4a60c8e2f19b0d6a7c35e4f1b820";
+
     #[test]
     fn a_grader_is_owner_repo_at_commit() {
         assert_eq!(
-            parse_grader("course/labs-2027@3f2a9c1").unwrap(),
-            ("course/labs-2027".to_string(), "3f2a9c1".to_string())
+            parse_grader(&format!("course/labs-2027@{FULL}")).unwrap(),
+            ("course/labs-2027".to_string(), FULL.to_string())
         );
         for bad in [
+            "course/labs-2027@3f2a9c1",
+            "course/labs-2027@main",
             "course/labs",
             "labs@main",
             "a/b/c@x",

@@ -20,8 +20,8 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "predict",
-        "cargo labs predict N [--set ID=ANSWER …]",
-        "record your predictions: at a prompt, or with --set from a script (`yes`, `no`, a letter, or `?`)",
+        "cargo labs predict N [--set ID=ANSWER …] [--seal]",
+        "record your predictions: at a prompt, or with --set from a script (`yes`, `no`, a letter, or `?`).\n--seal seals them as they are and shows nothing of the run (for a class that predicts,\nseals, discusses, then runs)",
     ),
     (
         "run",
@@ -242,8 +242,10 @@ fn dispatch(args: &[String]) -> Result<()> {
             while let Some(value) = opts.value("--set")? {
                 sets.push(value.to_string());
             }
+            let seal = opts.flag("--seal");
             match opts.positional(command)?.as_slice() {
-                [lab] => commands::predict(&wb, wb.lab(lab)?, &sets),
+                [lab] if seal && sets.is_empty() => commands::seal_only(&wb, wb.lab(lab)?),
+                [lab] if !seal => commands::predict(&wb, wb.lab(lab)?, &sets),
                 _ => Err(usage(command)),
             }
         }

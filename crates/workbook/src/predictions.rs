@@ -79,6 +79,14 @@ impl Seal {
             && self.answers.chars().count() == lab.prediction_count() + 1
     }
 
+    /// How many items the seal holds an answer for.
+    pub fn answered(&self) -> usize {
+        self.answers
+            .chars()
+            .filter(|c| *c != '|' && *c != '?')
+            .count()
+    }
+
     /// The answer sealed for item number `index` (in [`Lab::item_ids`] order). The seal
     /// names no id, only positions, so a file sealed under the old ids stays intact.
     pub fn answer_at(&self, index: usize) -> Option<char> {

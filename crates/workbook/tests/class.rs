@@ -269,6 +269,15 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
         tests - lab.meta.starter_fails.len(),
         "the starter's own two"
     );
+    // What was changed is ignored, and named for the reviewer.
+    let tampered = notes("b-settings");
+    assert!(
+        tampered.contains("changed files the grader does not take")
+            && tampered.contains("tests/01_outbox.rs")
+            && tampered.contains("labs/01-outbox/src/invariants.rs"),
+        "{tampered}"
+    );
+    assert!(!notes("c-starter").contains("changed files"));
     assert_eq!(points("c-starter"), (0.0, 0.0));
     assert_eq!(points("d-symlink"), (0.0, 0.0), "{}", notes("d-symlink"));
     assert!(notes("d-symlink").contains("symbolic link"));

@@ -341,3 +341,30 @@ fn a_predictions_file_that_does_not_parse_is_named_on_the_status_screen() {
     );
     assert!(screen.contains("Next: fix"), "{screen}");
 }
+
+#[test]
+fn predictions_can_be_sealed_without_showing_the_run() {
+    let root = scratch();
+    let out = labs(&root, &["predict", "01", "--seal"]);
+    assert_eq!(out.status.code(), Some(2), "nothing to seal yet");
+    let out = labs(&root, &["predict", "01", "--set", "q01=yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = labs(&root, &["predict", "01", "--seal"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("sealed at"), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("observed"), "{}", stdout(&out));
+    let text = std::fs::read_to_string(root.join("labs/01-outbox/predictions.txt")).unwrap();
+    let sealed = workbook::predictions::parse(
+        &workbook::meta::load_labs(&root).unwrap().labs.remove(0),
+        &text,
+    )
+    .unwrap();
+    assert!(sealed.seal.is_some(), "{text}");
+    // A second seal keeps the first.
+    let again = labs(&root, &["predict", "01", "--seal"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(
+        std::fs::read_to_string(root.join("labs/01-outbox/predictions.txt")).unwrap(),
+        text
+    );
+}

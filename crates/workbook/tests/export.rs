@@ -54,7 +54,7 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
             "export",
             dir.to_str().unwrap(),
             "--grader",
-            "course/boundary-labs@0123abc",
+            "course/boundary-labs@0123abc0123abc0123abc0123abc0123abc01234",
         ],
     )
     .output()
@@ -110,7 +110,7 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
     }
     let workflow = std::fs::read_to_string(dir.join(".github/workflows/classroom.yml")).unwrap();
     assert!(workflow.contains("GRADER_REPOSITORY: course/boundary-labs"));
-    assert!(workflow.contains("GRADER_REF: 0123abc"));
+    assert!(workflow.contains("GRADER_REF: 0123abc0123abc0123abc0123abc0123abc01234"));
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     assert!(readme.contains("cargo labs predict 01") && !readme.contains("grade-class DIR"));
 

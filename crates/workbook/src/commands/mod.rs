@@ -11,7 +11,7 @@ pub use check::{
     LabEvidencePart, changed_published_files, check, fast_tmp, grade, grade_tree, graded_run,
     print_grade, scan_learner_files, terminal_columns,
 };
-pub use predict::predict;
+pub use predict::{predict, seal_only};
 pub use run::{observe, run};
 pub use status::{list, status};
 pub use tools::{

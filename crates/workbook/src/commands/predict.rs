@@ -195,3 +195,28 @@ fn ask(
     }
     Ok(())
 }
+
+/// `cargo labs predict N --seal`: seals the predictions as they are and shows nothing
+/// of the run, so a class can predict, seal, discuss and only then run.
+pub fn seal_only(wb: &Workbook, lab: &Lab) -> Result<()> {
+    let path = lab.predictions_path();
+    if !path.exists() {
+        return Err(Error::input(format!(
+            "there is nothing to seal for lab {n} yet: `cargo labs predict {n}` first",
+            n = lab.meta.number
+        )));
+    }
+    let progress = wb.progress()?;
+    let sealed = super::run::seal(lab, &progress)?;
+    if let Some(seal) = &sealed.seal {
+        println!(
+            "{} sealed at {}: {}/{} answered. Nothing of the run was shown; an answer changed from now on counts as revised.",
+            "predictions".cyan().bold(),
+            seal.at,
+            sealed.answered(),
+            lab.prediction_count()
+        );
+    }
+    println!("Next: `cargo labs run {}`", lab.meta.number);
+    Ok(())
+}

@@ -55,7 +55,7 @@ fn confirm(question: &str) -> bool {
 
 /// Makes sure the predictions are sealed, and returns them as the file now has them.
 /// A seal already kept in the progress store wins: a deleted seal line is put back.
-fn seal(lab: &Lab, progress: &Progress) -> Result<Predictions> {
+pub(super) fn seal(lab: &Lab, progress: &Progress) -> Result<Predictions> {
     let path = lab.predictions_path();
     let text = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
     let parsed = predictions::parse(lab, &text)?;
