@@ -102,15 +102,12 @@ fn every_wrong_solution_in_the_catalogue_is_rejected_by_the_tests_it_names() {
     .unwrap();
     println!("built in {:.1} s", started.elapsed().as_secs_f64());
     let settings = Settings::load(&repo()).unwrap();
-    for ((lab, mutant), package) in entries.iter().zip(&packages) {
-        let label = format!("lab {} mutant `{}`", lab.meta.number, mutant.name);
-        let exe = match built.executable(package) {
-            Ok(exe) => exe,
-            Err(problem) => {
-                problems.push(format!("{label} does not build: {problem:?}"));
-                continue;
-            }
-        };
+    // Each entry's suite runs in processes of its own: run as many entries at once as
+    // there are cores, then judge them in the catalogue's order.
+    let run_one = |((lab, _), package): (&(Lab, Mutant), &String)| {
+        let exe = built
+            .executable(package)
+            .map_err(|problem| format!("{problem:?}"))?;
         let suite_source = std::fs::read_to_string(repo().join(&lab.meta.graded_suite)).unwrap();
         let expected = workbook::meta::graded_test_names(&suite_source);
         let env = SuiteEnv {
@@ -123,7 +120,39 @@ fn every_wrong_solution_in_the_catalogue_is_rejected_by_the_tests_it_names() {
         };
         let started = std::time::Instant::now();
         let run = suite::run(exe, &repo(), &expected, &env);
-        let seconds = started.elapsed().as_secs_f64();
+        Ok::<_, String>((run, started.elapsed().as_secs_f64()))
+    };
+    let jobs: Vec<_> = entries.iter().zip(&packages).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut runs: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else { break done };
+                        done.push((i, run_one(*job)));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a runner thread"))
+            .collect()
+    });
+    runs.sort_by_key(|(i, _)| *i);
+    for (((lab, mutant), _), (_, result)) in jobs.iter().zip(runs) {
+        let label = format!("lab {} mutant `{}`", lab.meta.number, mutant.name);
+        let (run, seconds) = match result {
+            Ok(done) => done,
+            Err(problem) => {
+                problems.push(format!("{label} does not build: {problem}"));
+                continue;
+            }
+        };
         let (seen, mismatch) = signature_problem(&label, mutant, &run);
         println!(
             "{label}: fails {:?} on {:?} ({seconds:.2} s)",
