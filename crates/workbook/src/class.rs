@@ -138,22 +138,8 @@ fn intake(wb: &Workbook, lab: &Lab, submission: &Path) -> Intake {
     }
     // The rest of the lab is the teacher's and is never read; that the learner changed it
     // is still worth a reviewer's question.
-    let learner: Vec<String> = (lab.meta.learner_files.iter())
-        .map(|f| lab.learner_path(f))
-        .collect();
-    let changed: Vec<&str> = (lab.meta.published.iter())
-        .filter(|(path, _)| !learner.contains(path))
-        .filter(|(path, blob)| {
-            // Only a regular file of sane size is read (a link to /dev/zero is not).
-            let path = submission.join(path.as_str());
-            match std::fs::symlink_metadata(&path) {
-                Err(_) => false,
-                Ok(meta) if !meta.is_file() || meta.len() > limits.max_learner_file_bytes => true,
-                Ok(_) => crate::blob::file_blob(&path).is_ok_and(|theirs| theirs != **blob),
-            }
-        })
-        .map(|(path, _)| path.as_str())
-        .collect();
+    let changed =
+        crate::commands::changed_published_files(submission, lab, limits.max_learner_file_bytes);
     if !changed.is_empty() {
         review.push(format!(
             "the submission changed files the grader does not take (it graded with its own): {}",
@@ -434,9 +420,26 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
             )
         });
         let grade = crate::grade::total(grades, Some(learner.clone()));
+        let seconds = started.elapsed().as_secs_f64();
+        eprintln!(
+            "  {learner}: {} / {} points in {seconds:.1} s",
+            grade.points, grade.max_points
+        );
+        class.learners.push(grade);
+        class.seconds.push(seconds);
+    }
+    note_shared_seals(&mut class, &seals);
+    class.rows = rows(&class.learners, class.sandboxed);
+    Ok(class)
+}
+
+/// One row per learner and lab, from their grades.
+fn rows(learners: &[Grade], sandboxed: bool) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for grade in learners {
         for lab in &grade.labs {
-            class.rows.push(Row {
-                learner: learner.clone(),
+            rows.push(Row {
+                learner: grade.learner.clone().unwrap_or_default(),
                 lab: lab.lab.clone(),
                 graded_points: lab.points.graded,
                 graded_max: lab.points.max_graded,
@@ -448,23 +451,15 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
                 sandboxed,
             });
         }
-        let seconds = started.elapsed().as_secs_f64();
-        eprintln!(
-            "  {learner}: {} / {} points in {seconds:.1} s",
-            grade.points, grade.max_points
-        );
-        class.learners.push(grade);
-        class.seconds.push(seconds);
     }
-    note_shared_seals(&mut class, &seals);
-    Ok(class)
+    rows
 }
 
 /// How many answered items a seal needs before two equal seals are worth a note.
 const MIN_ANSWERS_TO_COMPARE: usize = 5;
 
 /// A seal line names the second it was written and hashes the answers: two learners who
-/// carry the same one did not seal apart, and each of their rows says with whom.
+/// carry the same one did not seal apart, and each of their grades says with whom.
 fn note_shared_seals(class: &mut ClassGrade, seals: &BTreeMap<(String, String), Vec<String>>) {
     for ((lab, _), learners) in seals.iter().filter(|(_, who)| who.len() > 1) {
         for learner in learners {
@@ -479,11 +474,6 @@ fn note_shared_seals(class: &mut ClassGrade, seals: &BTreeMap<(String, String), 
                  the same answers. Worth a look",
                 others.join("'s and ")
             );
-            for row in class.rows.iter_mut() {
-                if row.learner == *learner && row.lab == *lab {
-                    row.integrity.push(note.clone());
-                }
-            }
             for grade in class.learners.iter_mut() {
                 if grade.learner.as_deref() != Some(learner.as_str()) {
                     continue;

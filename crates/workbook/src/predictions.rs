@@ -105,6 +105,13 @@ impl Seal {
     }
 }
 
+/// The ids of the items `answers` leaves open, in the lab's order.
+pub fn unanswered(lab: &Lab, answers: &BTreeMap<String, Answer>) -> Vec<String> {
+    (lab.item_ids().into_iter())
+        .filter(|id| !answers.contains_key(id))
+        .collect()
+}
+
 fn answer_code(lab: &Lab, answers: &BTreeMap<String, Answer>) -> String {
     let code: Vec<char> = (lab.item_ids().iter())
         .map(|id| answers.get(id).map_or('?', Answer::code))

@@ -216,7 +216,8 @@ pub fn grade(wb: &Workbook, format: &str, only: &[String]) -> Result<()> {
         verify_binaries: false,
     };
     let mut labs = grade_tree(&wb.root, &chosen, &wb.settings, &env, |lab| {
-        let changed = changed_published_files(&wb.root, lab);
+        let changed =
+            changed_published_files(&wb.root, lab, wb.settings.limits.max_learner_file_bytes);
         let scan = scan_learner_files(&wb.root, lab);
         let mut review = scan.notes;
         if !changed.is_empty() {
@@ -286,8 +287,10 @@ pub fn print_grade(grade: &Grade, format: &str) -> Result<()> {
 }
 
 /// The published files (graded suite, harness, …) that differ from their published
-/// version. Learner files are expected to differ and are not listed.
-pub fn changed_published_files(root: &Path, lab: &Lab) -> Vec<String> {
+/// version under `root`. Learner files are expected to differ and are not listed. Only
+/// regular files of a learner file's size are read: anything else (a link to /dev/zero, a
+/// missing file) counts as changed.
+pub fn changed_published_files(root: &Path, lab: &Lab, max_bytes: u64) -> Vec<String> {
     let learner: Vec<String> = lab
         .meta
         .learner_files
@@ -299,7 +302,14 @@ pub fn changed_published_files(root: &Path, lab: &Lab) -> Vec<String> {
         .iter()
         .filter(|(path, _)| !learner.contains(path))
         .filter(|(path, blob)| {
-            crate::blob::file_blob(&root.join(path)).ok().as_deref() != Some(blob.as_str())
+            let path = root.join(path);
+            match std::fs::symlink_metadata(&path) {
+                Ok(meta) if meta.is_file() && meta.len() <= max_bytes => {
+                    crate::blob::file_blob(&path).ok().as_deref() != Some(blob.as_str())
+                }
+                // Not a regular file, too large, or gone: not the published one.
+                _ => true,
+            }
         })
         .map(|(path, _)| path.clone())
         .collect()

@@ -78,9 +78,7 @@ pub fn predict(_wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
         answers.len(),
         path.display()
     );
-    let open: Vec<String> = (lab.item_ids().into_iter())
-        .filter(|id| !answers.contains_key(id))
-        .collect();
+    let open = predictions::unanswered(lab, &answers);
     let n = &lab.meta.number;
     if seal.is_some() {
         println!("Next: the build phase: `cargo labs check {n}` (stuck? `cargo labs hint {n}`)");

@@ -192,13 +192,9 @@ pub fn run(wb: &Workbook, lab: &Lab, anyway: bool, explain_all: bool) -> Result<
                 lab.prediction_count()
             ))
         {
-            let unanswered: Vec<String> = (lab.item_ids().into_iter())
-                .filter(|id| {
-                    !existing
-                        .as_ref()
-                        .is_some_and(|p| p.answers.contains_key(id))
-                })
-                .collect();
+            let none = BTreeMap::new();
+            let answers = existing.as_ref().map_or(&none, |p| &p.answers);
+            let unanswered = predictions::unanswered(lab, answers);
             return Err(Error::input(format!(
                 "{open} prediction(s) of lab {n} are unanswered ({}). Answer them (`cargo labs predict {n}`), or seal them as they are with `cargo labs run {n} --anyway`.",
                 super::predict::shown_ids(&unanswered)
