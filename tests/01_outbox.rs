@@ -8,8 +8,8 @@ use outbox::scenarios::{explore_refused, explore_relay, relay_scenario};
 use outbox::world::{Delivery, Faults, RECEIVER_SCHEMA, ReceiverError};
 use rusqlite::Connection;
 
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
+// The graded tests, in the order they are reported (see the `graded` crate).
+graded::suite![
     a_retried_identity_is_recognised,
     a_different_amount_under_the_same_identity_is_rejected,
     the_fault_free_relay_delivers_every_intent_once,

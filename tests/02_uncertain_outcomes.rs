@@ -8,8 +8,8 @@ use uncertain_outcomes::scenarios::{
     Rerun, explore_reconciliation, explore_settlement, settlement_scenario, settlement_scope,
 };
 
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
+// The graded tests, in the order they are reported (see the `graded` crate).
+graded::suite![
     the_fault_free_settlement_charges_each_intent_once,
     no_intent_is_charged_twice_when_a_commit_aborts_or_times_out,
     every_charge_has_its_intent_recorded_when_a_process_stops,

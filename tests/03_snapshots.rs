@@ -7,8 +7,8 @@ use snapshots::scenarios::{
     explore_reconciliation, explore_reservations, reconciliation, reservations,
 };
 
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
+// The graded tests, in the order they are reported (see the `graded` crate).
+graded::suite![
     one_request_alone_reserves_and_a_sold_out_one_writes_nothing,
     reservations_never_oversell_under_any_interleaving,
     a_report_alone_adds_up_to_the_stock,

@@ -9,8 +9,8 @@ use hotspots::scenarios::{
 use hotspots::world::Part;
 use labkit::fault::{self, Token};
 
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
+// The graded tests, in the order they are reported (see the `graded` crate).
+graded::suite![
     busiest_range_share_near_one_over_n,
     every_order_gets_a_row_of_its_own,
     time_range_query_touches_at_most_n_ranges,

@@ -12,8 +12,8 @@ use ordering::scenarios::{
 };
 use pretty_assertions::assert_eq;
 
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
+// The graded tests, in the order they are reported (see the `graded` crate).
+graded::suite![
     the_fault_free_run_applies_every_effect_once,
     a_crash_loses_nothing_and_repeats_nothing,
     a_lost_ack_repeats_nothing,

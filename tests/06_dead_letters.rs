@@ -14,8 +14,8 @@ use dead_letters::scenarios::{
 use labkit::fault;
 use pretty_assertions::assert_eq;
 
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
+// The graded tests, in the order they are reported (see the `graded` crate).
+graded::suite![
     the_fault_free_replay_recovers_the_missing_work_once,
     a_crash_during_the_replay_repeats_nothing,
     a_lost_reply_during_the_replay_repeats_nothing,

@@ -5,8 +5,8 @@ use file_sets::scenarios::{Scenario, explore_scenario, run_scenario};
 use labkit::fault::{self, Token};
 use pretty_assertions::assert_eq;
 
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
+// The graded tests, in the order they are reported (see the `graded` crate).
+graded::suite![
     the_fault_free_publication_is_accepted_and_reported,
     no_consumer_reports_from_an_incomplete_or_mixed_set,
     a_crashed_publication_can_be_abandoned_without_a_dangling_manifest,

@@ -8,8 +8,8 @@ use append_streams::scenarios::{
 };
 use labkit::fault::{self, CrashMatrix, Token, output_width};
 
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
+// The graded tests, in the order they are reported (see the `graded` crate).
+graded::suite![
     the_seed_ledger_writes_a_at_0_and_b_at_3_then_checkpoints_1005,
     a_lost_response_is_recovered_on_the_same_stream_and_offset,
     a_stale_epoch_cannot_move_a_record,

@@ -8,8 +8,8 @@ use pending_streams::scenarios::{
     batch_scenario, explore_batch, explore_case, explore_every_single_fault,
 };
 
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
+// The graded tests, in the order they are reported (see the `graded` crate).
+graded::suite![
     the_fault_free_batch_commits_once_and_records_the_commit_time,
     a_lost_commit_response_is_settled_by_inspection_not_by_replay,
     a_commit_lost_before_it_was_applied_is_sent_again,

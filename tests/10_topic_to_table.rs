@@ -8,8 +8,8 @@ use topic_to_table::scenarios::{
     small_scope,
 };
 
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
+// The graded tests, in the order they are reported (see the `graded` crate).
+graded::suite![
     an_aborted_producer_attempt_keeps_its_sequence_number,
     a_rolled_back_consumer_attempt_reads_the_same_batch_again,
     an_unknown_commit_outcome_is_settled_by_reading_durable_state,

@@ -840,8 +840,9 @@ fn format_value(value: f64) -> String {
 }
 
 /// Writes each figure into `dir`, or with `check` compares instead and lists the stale
-/// ones. Used by the lab binaries' `figures` command.
-pub fn write_or_check(
+/// ones. Used by the lab binaries' `figures` command only: crate-private, so that no code
+/// linked with the kit (a learner's file among it) can write a file through it.
+pub(crate) fn write_or_check(
     dir: &std::path::Path,
     figures: &[(&str, String)],
     check: bool,
@@ -863,7 +864,7 @@ pub fn write_or_check(
         Ok(())
     } else {
         Err(format!(
-            "figures out of date (regenerate with `cargo labs figures`): {}",
+            "figures out of date (regenerate with `cargo labs bless`): {}",
             stale.join(", ")
         ))
     }

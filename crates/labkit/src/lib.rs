@@ -10,14 +10,11 @@
 //! * [`figure`] draws the book's sequence diagrams and charts as SVG, each sized to its
 //!   text as [`font`] measures it.
 //! * [`lab_main`] is the command line every lab binary shares.
-//! * [`graded`] is the harness of every graded suite (`graded_suite!`): one process per
-//!   test, and a result line no code under test can forge.
 
 mod cli;
 pub mod fault;
 pub mod figure;
 pub mod font;
-pub mod graded;
 pub mod hash;
 mod report;
 

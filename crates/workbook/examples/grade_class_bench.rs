@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 use workbook::class::{self, Options};
-use workbook::commands::Workbook;
+use workbook::workbook::Workbook;
 
 fn copy_tree(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap().flatten() {
@@ -87,13 +87,16 @@ fn main() {
     )
     .unwrap();
     for suite in std::fs::read_dir(tamper.join("tests")).unwrap().flatten() {
-        std::fs::write(suite.path(), "labkit::graded_suite![t];\nfn t() {}\n").unwrap();
+        std::fs::write(suite.path(), "graded::suite![t];\nfn t() {}\n").unwrap();
     }
-    let graded = tamper.join("crates/labkit/src/graded.rs");
-    let text = std::fs::read_to_string(&graded).unwrap();
+    let verdict = tamper.join("crates/graded/src/verdict.rs");
+    let text = std::fs::read_to_string(&verdict).unwrap();
     std::fs::write(
-        &graded,
-        text.replace("passed: proven && exited_ok", "passed: true"),
+        &verdict,
+        text.replace(
+            "passed: proven && !failed && void.is_none()",
+            "passed: true",
+        ),
     )
     .unwrap();
     let learner = |n: usize| {
@@ -159,7 +162,7 @@ fn main() {
     for (grade, seconds) in graded.learners.iter().zip(&graded.seconds) {
         println!(
             "{:<12} {seconds:>9.1}  {:>6} / {}",
-            grade.learner.as_deref().unwrap_or("?"),
+            grade.learner.as_ref().map_or("?", |l| l.name.as_str()),
             grade.points,
             grade.max_points
         );
@@ -174,7 +177,7 @@ fn main() {
     let starter = graded
         .learners
         .iter()
-        .find(|g| g.learner.as_deref() == Some("starter-1"))
+        .find(|g| g.learner.as_ref().is_some_and(|l| l.name == "starter-1"))
         .map(|g| g.points)
         .unwrap_or_default();
     let tampered = graded.learners.last().map(|g| g.points).unwrap_or_default();

@@ -20,6 +20,10 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The machine a grader runs on cannot grade (a missing dependency, no sandbox, a
+    /// full disk): never a learner's zero. The message says what to fix. Exit 4.
+    #[error("{0}")]
+    Environment(String),
     /// The progress store. Exit 3.
     #[error("the progress store: {0}")]
     Store(#[from] rusqlite::Error),
@@ -59,6 +63,7 @@ impl Error {
             Error::Input(_) => 2,
             Error::Lab(_) => 1,
             Error::Io { .. } | Error::Store(_) => 3,
+            Error::Environment(_) => 4,
             Error::Interrupted => 130,
         }
     }
@@ -78,5 +83,6 @@ mod tests {
         assert_eq!(io.exit_code(), 3);
         assert_eq!(io.to_string(), "cannot read x: gone");
         assert_eq!(Error::Interrupted.exit_code(), 130);
+        assert_eq!(Error::Environment("x".into()).exit_code(), 4);
     }
 }

@@ -10,9 +10,9 @@
 //! hint as readable text. The `lab.toml` it writes asks each question and names no item:
 //! a check's claim and the sense of its `yes`, a question's id, travel in `key.txt`.
 
-use crate::commands::Workbook;
 use crate::error::{Error, Result};
 use crate::meta::{KEY_FILE, Lab};
+use crate::workbook::Workbook;
 use std::path::{Path, PathBuf};
 
 /// Files and folders of the teacher's edition that the student edition does not get.
@@ -384,11 +384,11 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
             crate::keys::encode(&lab.meta.id, &lab.key).as_bytes(),
         )?;
         for file in &lab.meta.learner_files {
-            let starter = crate::commands::published_starter(root, lab, file)?;
+            let starter = crate::starters::published_starter(root, lab, file)?;
             write(dir, &lab.learner_path(file), starter.as_bytes())?;
             write(
                 dir,
-                &format!("{}/{slug}/{file}", crate::commands::STARTERS),
+                &format!("{}/{slug}/{file}", crate::starters::STARTERS),
                 starter.as_bytes(),
             )?;
         }

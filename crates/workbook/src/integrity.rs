@@ -1,18 +1,21 @@
 //! What only a reviewer can judge, found in a learner file's tokens.
 //!
 //! The grader does not reject code for what it contains — a test passes or fails for what
-//! the code does — with one exception: a learner file that brings in another file
-//! (`#[path]`, `include!` and its kin, `mod name;`) is refused, because the grader takes
-//! only the learner's files and what they bring in is work it did not take. Everything
-//! else no solution needs is noted, so a teacher can look: leaving the process, reading
-//! the environment or `/proc`, writing to stdout outside the harness, `unsafe`, link
-//! attributes, `extern` blocks, threads, the network, other processes, macros the scan
-//! cannot see through, and the shapes of known soundness-hole exploits (which read and
-//! write any memory in safe code, rust-lang/rust#25860).
+//! the code does — with one exception: a learner file that brings in another file is
+//! refused, because the grader takes only the learner's files and what they bring in is
+//! work it did not take. That covers `#[path]` (and any attribute that can yield one, such
+//! as `cfg_attr`), `include!` and its kin under any name (`use std::include_str as grab;`),
+//! `mod name;`, and a `macro_rules!` whose body writes attributes, modules or includes.
+//! Everything else no solution needs is noted, ranked, so a teacher can look: the shapes
+//! of known soundness-hole exploits first (safe code that reads and writes any memory,
+//! rust-lang/rust#25860 and #57893), then leaving the process, reading the environment or
+//! `/proc`, link attributes, `extern` blocks, threads, the network, macros the scan cannot
+//! see through, and, for the record, printing.
 //!
 //! The scan reads tokens, not text: spacing, line breaks, comments and raw identifiers
 //! (`r#process`) change nothing. The gate proves that no reference solution draws a note.
 
+use crate::grade::{Note, Severity};
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 use std::collections::BTreeMap;
 use std::str::FromStr;
@@ -34,6 +37,8 @@ enum Rule {
     Panics,
     RawMemory,
     Macro,
+    MacroWritesItems,
+    ModuleFile,
     SoundnessShape,
     ConstBomb,
     Unreadable,
@@ -43,9 +48,18 @@ impl Rule {
     fn what(self) -> &'static str {
         match self {
             Rule::BringsInAFile => {
-                "brings in another file (`#[path]`, `include!`, `include_str!`, \
-                 `include_bytes!` or `mod name;`): the grader takes only learner files, so \
-                 this lab is graded as if the file were not submitted"
+                "brings in another file (a `path` attribute, `include!`, `include_str!`, \
+                 `include_bytes!` under any name, or `mod name;`): the grader takes only \
+                 learner files, so the starter is graded in its place"
+            }
+            Rule::ModuleFile => {
+                "declares `mod name;`, which reads the module from a file of its own: a grader \
+                 takes only the learner files, so the starter is graded in its place; write the \
+                 module inline instead, `mod name { … }`"
+            }
+            Rule::MacroWritesItems => {
+                "defines a macro that writes attributes, modules or file includes: the grader \
+                 cannot see what it brings in, so the starter is graded in its place"
             }
             Rule::Process => {
                 "uses `std::process` (ending the process early can hide a failing test; \
@@ -53,10 +67,7 @@ impl Rule {
             }
             Rule::Environment => "reads the environment or the command line",
             Rule::SystemPath => "names a system path (`/proc`, `/dev`, `/sys`)",
-            Rule::Output => {
-                "writes to stdout or stderr itself (debug output, or lines that imitate the \
-                 harness)"
-            }
+            Rule::Output => "prints to stdout or stderr itself (usually debugging output)",
             Rule::Unsafe => "uses `unsafe`",
             Rule::Link => {
                 "uses link or crate attributes (`link_section`, `no_mangle`, `export_name`, \
@@ -73,9 +84,10 @@ impl Rule {
                  `asm!`, `concat_idents!`)"
             }
             Rule::SoundnessShape => {
-                "has the shape of a known soundness-hole exploit (a function-pointer type, \
-                 higher-ranked `for<'a>` lifetimes or `&'a &'b`), which reads and writes any \
-                 memory without `unsafe` (rust-lang/rust#25860)"
+                "combines the ingredients of a known compiler soundness hole (a blanket impl \
+                 with an associated type used through a `dyn` binding, rust-lang/rust#57893; \
+                 or `for<'a>` with `&'a &'b`, rust-lang/rust#25860), which lets safe code \
+                 read any memory: read this file"
             }
             Rule::ConstBomb => "silences the compiler's guard against endless const evaluation",
             Rule::Unreadable => "cannot be read as Rust tokens (it will not compile)",
@@ -90,7 +102,6 @@ const MODULES: &[(&str, Rule)] = &[
     ("fs", Rule::Files),
     ("path", Rule::Files),
     ("os", Rule::Files),
-    ("io", Rule::Output),
     ("thread", Rule::Threads),
     ("net", Rule::Network),
     ("panic", Rule::Panics),
@@ -157,11 +168,24 @@ const ATTRIBUTES: &[(&str, Rule)] = &[
     ("recursion_limit", Rule::ConstBomb),
 ];
 
+impl Rule {
+    /// How much a finding of this rule asks of a reviewer.
+    fn severity(self) -> Severity {
+        match self {
+            Rule::BringsInAFile | Rule::MacroWritesItems | Rule::SoundnessShape => {
+                Severity::Serious
+            }
+            Rule::Output | Rule::Unreadable => Severity::Info,
+            _ => Severity::Review,
+        }
+    }
+}
+
 /// What the scan found in one learner file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scan {
-    /// For a reviewer: one line per kind of finding, with its lines.
-    pub notes: Vec<String>,
+    /// For a reviewer: one note per kind of finding, with its lines, most serious first.
+    pub notes: Vec<Note>,
     /// True when the file brings in another file: the grader does not take it.
     pub refused: bool,
 }
@@ -212,86 +236,219 @@ fn lookup(table: &[(&str, Rule)], name: &str) -> Option<Rule> {
         .map(|(_, rule)| *rule)
 }
 
+/// The tokens of a file, with what the readers below ask of them.
+struct Tokens<'a>(&'a [(Token, usize)]);
+
+impl Tokens<'_> {
+    fn at(&self, i: usize) -> Option<&Token> {
+        self.0.get(i).map(|(t, _)| t)
+    }
+
+    fn line(&self, i: usize) -> usize {
+        self.0.get(i).map_or(0, |(_, line)| *line)
+    }
+
+    fn punct(&self, i: usize, c: char) -> bool {
+        matches!(self.at(i), Some(Token::Punct(p, _)) if *p == c)
+    }
+
+    fn ident(&self, i: usize, name: &str) -> bool {
+        matches!(self.at(i), Some(Token::Ident(n)) if n == name)
+    }
+
+    /// The index of the `Close` that ends the group opened at `open`.
+    fn group_end(&self, open: usize) -> usize {
+        let mut depth = 0usize;
+        for (i, (token, _)) in self.0.iter().enumerate().skip(open) {
+            match token {
+                Token::Open(_) => depth += 1,
+                Token::Close if depth <= 1 => return i,
+                Token::Close => depth -= 1,
+                _ => {}
+            }
+        }
+        self.0.len()
+    }
+}
+
 /// The findings in `tokens`, each a rule and the line it was found on.
 fn findings(tokens: &[(Token, usize)]) -> Vec<(Rule, usize)> {
-    let at = |i: usize| tokens.get(i).map(|(t, _)| t);
-    let is_punct = |i: usize, c: char| matches!(at(i), Some(Token::Punct(p, _)) if *p == c);
-    let path_sep_before = |i: usize| i >= 2 && is_punct(i - 1, ':') && is_punct(i - 2, ':');
-    let path_sep_after = |i: usize| is_punct(i + 1, ':') && is_punct(i + 2, ':');
+    let t = Tokens(tokens);
     let mut found = Vec::new();
     let mut in_use = false;
     for (i, (token, line)) in tokens.iter().enumerate() {
-        let line = *line;
         match token {
             Token::Ident(name) => {
-                if name == "use" {
-                    in_use = true;
-                }
-                if let Some(rule) = lookup(NAMES, name) {
-                    found.push((rule, line));
-                }
-                if let Some(rule) = lookup(MODULES, name)
-                    && (in_use || path_sep_before(i) || path_sep_after(i))
-                {
-                    found.push((rule, line));
-                }
-                if is_punct(i + 1, '!')
-                    && let Some(rule) = lookup(MACROS, name)
-                {
-                    found.push((rule, line));
-                }
-                // `mod name;` reads another file; `mod name { … }` does not.
-                if name == "mod"
-                    && matches!(at(i + 1), Some(Token::Ident(_)))
-                    && is_punct(i + 2, ';')
-                {
-                    found.push((Rule::BringsInAFile, line));
-                }
-                // A function-pointer type: `fn` straight before its parameters.
-                if name == "fn" && at(i + 1) == Some(&Token::Open(Delimiter::Parenthesis)) {
-                    found.push((Rule::SoundnessShape, line));
-                }
-                // Higher-ranked lifetimes: `for<'a>`.
-                if name == "for" && is_punct(i + 1, '<') {
-                    found.push((Rule::SoundnessShape, line));
-                }
-                if name == "static" && matches!(at(i + 1), Some(Token::Ident(m)) if m == "mut") {
-                    found.push((Rule::Unsafe, line));
+                in_use |= name == "use";
+                for rule in ident_rules(&t, i, name, in_use) {
+                    found.push((rule, *line));
                 }
             }
             Token::Punct(';', _) => in_use = false,
-            // `&'a &'b`: a reference to a reference, both lifetimes named.
-            Token::Punct('&', _)
-                if at(i + 1) == Some(&Token::Lifetime)
-                    && is_punct(i + 2, '&')
-                    && at(i + 3) == Some(&Token::Lifetime) =>
-            {
-                found.push((Rule::SoundnessShape, line));
-            }
-            // An attribute: `#[name …]` or `#![name …]`.
-            Token::Punct('#', _) => {
-                let open = if is_punct(i + 1, '!') { i + 2 } else { i + 1 };
-                if at(open) == Some(&Token::Open(Delimiter::Bracket)) {
-                    let first = match at(open + 1) {
-                        Some(Token::Ident(name)) if name == "unsafe" => at(open + 3),
-                        other => other,
-                    };
-                    if let Some(Token::Ident(name)) = first
-                        && let Some(rule) = lookup(ATTRIBUTES, name)
-                    {
-                        found.push((rule, line));
-                    }
-                }
-            }
+            Token::Punct('#', _) => found.extend(attribute_rule(&t, i).map(|r| (r, *line))),
             Token::Literal(text)
                 if ["/proc", "/dev/", "/sys/"].iter().any(|p| text.contains(p)) =>
             {
-                found.push((Rule::SystemPath, line));
+                found.push((Rule::SystemPath, *line));
             }
             _ => {}
         }
     }
+    found.extend(exploit_shapes(&t));
     found
+}
+
+/// What an identifier at `i` means: a name that always matters, a module reached by a
+/// path, a built-in macro called or imported under any name, `mod name;`, `static mut`,
+/// a macro that writes items.
+fn ident_rules(t: &Tokens<'_>, i: usize, name: &str, in_use: bool) -> Vec<Rule> {
+    let mut rules = Vec::new();
+    let in_path = in_use
+        || (i >= 2 && t.punct(i - 1, ':') && t.punct(i - 2, ':'))
+        || (t.punct(i + 1, ':') && t.punct(i + 2, ':'));
+    rules.extend(lookup(NAMES, name));
+    rules.extend(lookup(MODULES, name).filter(|_| in_path));
+    // `include_str!(…)`, and `use std::include_str as grab;`: an import of a built-in
+    // macro is the macro, whatever it is called afterwards.
+    if t.punct(i + 1, '!') || in_use {
+        rules.extend(lookup(MACROS, name));
+    }
+    // `mod name;` reads another file; `mod name { … }` does not.
+    if name == "mod" && matches!(t.at(i + 1), Some(Token::Ident(_))) && t.punct(i + 2, ';') {
+        rules.push(Rule::ModuleFile);
+    }
+    if name == "static" && t.ident(i + 1, "mut") {
+        rules.push(Rule::Unsafe);
+    }
+    if name == "macro_rules" && t.punct(i + 1, '!') && macro_writes_items(t, i + 3) {
+        rules.push(Rule::MacroWritesItems);
+    }
+    rules
+}
+
+/// Whether the body of a `macro_rules!` (its group opens at `open`) writes attributes,
+/// modules, includes or paths: what it expands to could bring in any file.
+fn macro_writes_items(t: &Tokens<'_>, open: usize) -> bool {
+    if !matches!(t.at(open), Some(Token::Open(_))) {
+        return false;
+    }
+    (open + 1..t.group_end(open)).any(|j| match t.at(j) {
+        Some(Token::Punct('#', _)) => true,
+        Some(Token::Ident(n)) => n == "mod" || n == "path" || n.starts_with("include"),
+        _ => false,
+    })
+}
+
+/// An attribute at `i` (`#[name …]` or `#![name …]`): its rule by its first name, and
+/// any attribute that can yield `path = …` (`cfg_attr(…, path = "…")`) brings in a file.
+fn attribute_rule(t: &Tokens<'_>, i: usize) -> Option<Rule> {
+    let open = if t.punct(i + 1, '!') { i + 2 } else { i + 1 };
+    if t.at(open) != Some(&Token::Open(Delimiter::Bracket)) {
+        return None;
+    }
+    let end = t.group_end(open);
+    let yields_path = (open + 1..end).any(|j| t.ident(j, "path") && t.punct(j + 1, '='));
+    if yields_path {
+        return Some(Rule::BringsInAFile);
+    }
+    let first = if t.ident(open + 1, "unsafe") {
+        open + 3
+    } else {
+        open + 1
+    };
+    match t.at(first) {
+        Some(Token::Ident(name)) => lookup(ATTRIBUTES, name),
+        _ => None,
+    }
+}
+
+/// The ingredients of the known soundness holes, found together: rust-lang/rust#25860
+/// (`for<'a>` beside `&'a &'b`) and the #57893 family (a blanket impl with an associated
+/// type, used through a `dyn` type that binds it). One ingredient alone is ordinary code
+/// (a table of function pointers, a higher-ranked bound) and draws nothing.
+fn exploit_shapes(t: &Tokens<'_>) -> Vec<(Rule, usize)> {
+    let n = t.0.len();
+    let higher_ranked: Vec<usize> = (0..n)
+        .filter(|&i| t.ident(i, "for") && t.punct(i + 1, '<'))
+        .collect();
+    let nested_refs: Vec<usize> = (0..n)
+        .filter(|&i| {
+            t.punct(i, '&')
+                && t.at(i + 1) == Some(&Token::Lifetime)
+                && t.punct(i + 2, '&')
+                && t.at(i + 3) == Some(&Token::Lifetime)
+        })
+        .collect();
+    let blanket: Vec<usize> = (0..n).filter(|&i| blanket_impl_with_type(t, i)).collect();
+    let bound_dyn: Vec<usize> = (0..n).filter(|&i| dyn_with_binding(t, i)).collect();
+    let mut at = Vec::new();
+    if !higher_ranked.is_empty() && !nested_refs.is_empty() {
+        at.extend(higher_ranked.iter().chain(&nested_refs));
+    }
+    if !blanket.is_empty() && !bound_dyn.is_empty() {
+        at.extend(blanket.iter().chain(&bound_dyn));
+    }
+    at.into_iter()
+        .map(|i| (Rule::SoundnessShape, t.line(i)))
+        .collect()
+}
+
+/// `impl<…, T, …> Trait for T { type X = …; }`: an impl for every type of a parameter,
+/// with an associated type.
+fn blanket_impl_with_type(t: &Tokens<'_>, i: usize) -> bool {
+    if !(t.ident(i, "impl") && t.punct(i + 1, '<')) {
+        return false;
+    }
+    let (mut j, mut depth, mut params) = (i + 1, 0i32, Vec::new());
+    while j < t.0.len() {
+        match t.at(j) {
+            Some(Token::Punct('<', _)) => depth += 1,
+            Some(Token::Punct('>', _)) if depth == 1 => break,
+            Some(Token::Punct('>', _)) => depth -= 1,
+            Some(Token::Ident(name))
+                if depth == 1 && (t.punct(j - 1, '<') || t.punct(j - 1, ',')) =>
+            {
+                params.push(name.clone())
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    let Some(body) = (j..t.0.len()).find(|&k| t.at(k) == Some(&Token::Open(Delimiter::Brace)))
+    else {
+        return false;
+    };
+    let for_param = (j..body).any(|k| {
+        t.ident(k, "for") && matches!(t.at(k + 1), Some(Token::Ident(p)) if params.contains(p))
+    });
+    for_param && (body..t.group_end(body)).any(|k| t.ident(k, "type"))
+}
+
+/// `dyn Trait<…, Name = Type>`: a trait object that binds an associated type.
+fn dyn_with_binding(t: &Tokens<'_>, i: usize) -> bool {
+    if !t.ident(i, "dyn") {
+        return false;
+    }
+    let mut depth = 0i32;
+    for j in i + 1..t.0.len().min(i + 64) {
+        match t.at(j) {
+            Some(Token::Punct('<', _)) => depth += 1,
+            Some(Token::Punct('>', _)) if !t.punct(j - 1, '-') => {
+                depth -= 1;
+                if depth <= 0 {
+                    return false;
+                }
+            }
+            Some(Token::Punct('=', Spacing::Alone)) if depth >= 1 => {
+                return matches!(t.at(j - 1), Some(Token::Ident(_)));
+            }
+            Some(Token::Punct(',' | ';', _) | Token::Open(Delimiter::Brace)) if depth == 0 => {
+                return false;
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Scans one learner file (`name` is how the notes refer to it).
@@ -312,33 +469,50 @@ pub fn scan(name: &str, source: &str) -> Scan {
             by_rule.insert(Rule::Unreadable, vec![e.span().start().line]);
         }
     }
-    let notes = by_rule
+    let source_lines: Vec<&str> = source.lines().collect();
+    let mut notes: Vec<Note> = by_rule
         .iter()
         .map(|(rule, lines)| {
-            let shown: Vec<String> = lines.iter().take(5).map(|n| n.to_string()).collect();
-            format!(
-                "{name} {} (line {}{})",
-                rule.what(),
-                shown.join(", "),
-                if lines.len() > 5 { ", …" } else { "" }
-            )
+            let mut lines = lines.clone();
+            lines.sort_unstable();
+            let excerpt = lines
+                .first()
+                .and_then(|l| source_lines.get(l.saturating_sub(1)))
+                .map(|text| text.trim().chars().take(120).collect());
+            Note {
+                severity: rule.severity(),
+                text: rule.what().to_string(),
+                file: Some(name.to_string()),
+                lines,
+                excerpt,
+            }
         })
         .collect();
+    notes.sort_by_key(|n| n.severity);
     Scan {
         notes,
-        refused: by_rule.contains_key(&Rule::BringsInAFile),
+        refused: [
+            Rule::BringsInAFile,
+            Rule::MacroWritesItems,
+            Rule::ModuleFile,
+        ]
+        .iter()
+        .any(|rule| by_rule.contains_key(rule)),
     }
 }
 
 /// At most `max` notes: the first ones, then one that says how many more there were. A
 /// flood of notes must not bury the ones that matter, nor make a grade file unusable.
-pub fn capped(notes: Vec<String>, max: usize) -> Vec<String> {
+pub fn capped(notes: Vec<Note>, max: usize) -> Vec<Note> {
     if notes.len() <= max {
         return notes;
     }
     let more = notes.len() - (max - 1);
-    let mut kept: Vec<String> = notes.into_iter().take(max - 1).collect();
-    kept.push(format!("… and {more} more notes like these"));
+    let mut kept: Vec<Note> = notes.into_iter().take(max - 1).collect();
+    kept.push(Note::new(
+        Severity::Info,
+        format!("… and {more} more notes like these"),
+    ));
     kept
 }
 
@@ -347,17 +521,23 @@ mod tests {
     use super::*;
 
     fn rules(source: &str) -> Vec<String> {
-        scan("x.rs", source).notes
+        scan("x.rs", source)
+            .notes
+            .iter()
+            .map(Note::one_line)
+            .collect()
     }
 
     #[test]
-    fn each_kind_is_noted_with_its_lines() {
+    fn each_kind_is_noted_with_its_lines_most_serious_first() {
         let source = "fn f() {\n    std::process::exit(0);\n    println!(\"test x ... ok\");\n    let p = \"/proc/self/mem\";\n}\n";
         let notes = scan("relay.rs", source).notes;
         assert_eq!(notes.len(), 3, "{notes:?}");
-        assert!(notes[0].contains("std::process") && notes[0].contains("line 2"));
-        assert!(notes[1].contains("system path") && notes[1].contains("line 4"));
-        assert!(notes[2].contains("writes to stdout") && notes[2].contains("line 3"));
+        assert!(notes[0].text.contains("std::process") && notes[0].lines == [2]);
+        assert_eq!(notes[0].excerpt.as_deref(), Some("std::process::exit(0);"));
+        assert!(notes[1].text.contains("system path") && notes[1].lines == [4]);
+        assert!(notes[2].text.contains("prints to stdout") && notes[2].lines == [3]);
+        assert_eq!(notes[2].severity, Severity::Info);
     }
 
     #[test]
@@ -380,56 +560,72 @@ mod tests {
     }
 
     #[test]
-    fn comments_and_ordinary_names_draw_no_note() {
-        let source = "// std::process::exit is not needed\n/* unsafe { } */\nfn process(env: u32, path: &str) -> u32 { let io = env; io }\nfn on_exit() { for x in 0..3 { let _ = x; } }\nmod inline { pub fn f() {} }\n";
+    fn honest_code_draws_no_note() {
+        let source = "// std::process::exit is not needed\n/* unsafe { } */\nfn process(env: u32, path: &str) -> u32 { let io = env; io }\nfn on_exit() { for x in 0..3 { let _ = x; } }\nmod inline { pub fn f() {} }\n#[cfg(test)]\nmod tests { #[test] fn t() {} }\n";
         assert_eq!(rules(source), Vec::<String>::new());
+        // A table of function pointers, a higher-ranked bound, an error kind: ordinary.
+        let ordinary = "use std::io::ErrorKind;\nconst STEPS: &[(&str, fn(u32) -> u32)] = &[(\"a\", f)];\nfn f(x: u32) -> u32 { x }\nfn g<F>(f: F) where F: for<'a> Fn(&'a str) -> &'a str { let _ = f; }\nfn kind(e: std::io::Error) -> bool { e.kind() == ErrorKind::NotFound }\nimpl<T: Clone> Named for T { fn name(&self) -> String { String::new() } }\ntrait Named { fn name(&self) -> String; }\n";
+        assert_eq!(rules(ordinary), Vec::<String>::new());
     }
 
     #[test]
-    fn bringing_in_a_file_is_refused() {
+    fn bringing_in_a_file_is_refused_under_every_name() {
         for source in [
             "#[path = \"/work/solutions/relay.rs\"] mod borrowed; pub use borrowed::*;",
             "#[ path = \"x.rs\" ]\nmod b { }",
-            "mod borrowed;",
+            "#[cfg_attr(all(), path = \"/abs/solutions/01-outbox/src/relay.rs\")] mod sol { }",
             "const S: &str = include_str ! (\"/etc/os-release\");",
             "include!(\"../../solutions/relay.rs\");",
+            "use std::include_str as grab; const S: &str = grab!(\"/etc/hostname\");",
+            "use core::{include_bytes as b}; const S: &[u8] = b!(\"k\");",
+            "pub use ::std::include as inc;",
+            "macro_rules! m { ($p:literal) => { #[cfg_attr(all(), path = $p)] mod sol; } }",
+            "macro_rules! m { () => { mod x; } }",
         ] {
             let scan = scan("relay.rs", source);
             assert!(scan.refused, "{source}: {scan:?}");
-            assert!(
-                scan.notes
-                    .iter()
-                    .any(|n| n.contains("brings in another file"))
-            );
+            assert_eq!(scan.notes[0].severity, Severity::Serious, "{source}");
         }
+        let module = scan("relay.rs", "fn f() {}\n#[cfg(test)]\nmod tests;\n");
+        assert!(module.refused);
+        assert_eq!(module.notes[0].severity, Severity::Review);
+        assert!(module.notes[0].text.contains("write the module inline"));
+        let harmless = scan(
+            "x.rs",
+            "macro_rules! sq { ($x:expr) => { $x * $x } }\nfn f() -> u32 { sq!(3) }",
+        );
+        assert!(!harmless.refused);
+        assert!(harmless.notes[0].text.contains("macro"));
     }
 
     #[test]
-    fn the_shapes_of_soundness_hole_exploits_are_noted() {
+    fn the_shapes_of_soundness_hole_exploits_are_noted_together_not_alone() {
         let cve_rs = "fn translate<'a, 'b, T: ?Sized>(_a: &'a &'b (), b: &'b T) -> &'a T { b }\n\
                       fn expand<'a, 'b, T: ?Sized>(x: &'a T) -> &'b T {\n\
                       let f: for<'x> fn(_, &'x T) -> &'b T = translate;\n\
                       f(&&(), x) }\n";
-        let notes = rules(cve_rs);
+        let notes = scan("x.rs", cve_rs).notes;
         assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].contains("soundness") && notes[0].contains("line 1, 3"));
-        assert!(rules("fn g(f: fn(&u8) -> &'static u8) {}")[0].contains("soundness"));
-    }
-
-    #[test]
-    fn macros_the_scan_cannot_see_through_are_noted() {
-        let source =
-            "macro_rules! m { ($x:ident) => { std::$x::exit(0) } }\nfn f() { m!(process) }";
-        let notes = rules(source);
-        assert!(notes.iter().any(|n| n.contains("macro")), "{notes:?}");
+        assert_eq!(notes[0].severity, Severity::Serious);
+        assert_eq!(notes[0].lines, [1, 3]);
+        let blanket = "trait Object<U> { type Output; }\n\
+                       impl<T: ?Sized, U> Object<U> for T { type Output = U; }\n\
+                       fn foo<T: ?Sized, U>(x: <T as Object<U>>::Output) -> U { x }\n\
+                       fn cast<T, U>(x: T) -> U { foo::<dyn Object<U, Output = T>, U>(x) }\n";
+        let notes = scan("x.rs", blanket).notes;
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].text.contains("57893"));
+        assert_eq!(notes[0].lines, [2, 4]);
     }
 
     #[test]
     fn unreadable_files_and_floods_are_reported_in_bounds() {
         assert!(rules("fn f() { (")[0].contains("cannot be read"));
-        let many: Vec<String> = (0..100).map(|i| format!("note {i}")).collect();
+        let many: Vec<Note> = (0..100)
+            .map(|i| Note::new(Severity::Info, format!("note {i}")))
+            .collect();
         let kept = capped(many, 10);
         assert_eq!(kept.len(), 10);
-        assert_eq!(kept[9], "… and 91 more notes like these");
+        assert_eq!(kept[9].text, "… and 91 more notes like these");
     }
 }

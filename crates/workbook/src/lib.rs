@@ -6,13 +6,13 @@
 pub mod blob;
 pub mod bookpp;
 pub mod class;
-pub mod commands;
-pub mod compile;
+pub mod cli;
 pub mod error;
 pub mod export;
 pub mod grade;
 pub mod integrity;
 pub mod keys;
+pub mod lab_binary;
 pub mod meta;
 pub mod mutants;
 pub mod observed;
@@ -24,9 +24,10 @@ pub mod sandbox;
 pub mod scaffold;
 pub mod serve;
 pub mod settings;
-pub mod suite;
+pub mod starters;
 pub mod text;
 pub mod watch;
+pub mod workbook;
 
 use error::{Error, Result};
 use std::path::{Path, PathBuf};

@@ -241,6 +241,40 @@ impl Lab {
     }
 }
 
+impl Lab {
+    /// Every file the learner's crate is built from, as repository-relative paths: its
+    /// manifest, every source file (the learner's own included, for `reset`), and the
+    /// graded suite. Each must have its published hash in `[published]`.
+    pub fn publishable(&self, root: &Path) -> Vec<String> {
+        fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for path in entries.flatten().map(|e| e.path()) {
+                if path.is_dir() {
+                    sources(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let mut found = Vec::new();
+        sources(&self.dir.join("src"), &mut found);
+        let mut paths: Vec<String> = vec![
+            self.meta.graded_suite.clone(),
+            format!("labs/{}/Cargo.toml", self.slug()),
+        ];
+        paths.extend(found.iter().map(|p| {
+            p.strip_prefix(root)
+                .unwrap_or(p)
+                .to_string_lossy()
+                .replace('\\', "/")
+        }));
+        paths.sort();
+        paths
+    }
+}
+
 /// A lab found on disk: its folder, its metadata and its key.
 #[derive(Clone, Debug)]
 pub struct Lab {
@@ -551,13 +585,14 @@ impl Labs {
     }
 }
 
-/// The names of a graded suite's tests, read from its `graded_suite![…]` list: what the
+/// The names of a graded suite's tests, read from its `graded::suite![…]` list: what the
 /// grader expects to hear from, whatever the test binary says of itself.
 pub fn graded_test_names(suite_source: &str) -> Vec<String> {
-    let Some(start) = suite_source.find("graded_suite![") else {
+    const OPENING: &str = "graded::suite![";
+    let Some(start) = suite_source.find(OPENING) else {
         return Vec::new();
     };
-    let body = &suite_source[start + "graded_suite![".len()..];
+    let body = &suite_source[start + OPENING.len()..];
     let body = body.split(']').next().unwrap_or_default();
     body.split(',')
         .map(|name| {
@@ -609,7 +644,7 @@ mod tests {
 
     #[test]
     fn suite_names_come_from_the_graded_suite_list() {
-        let source = "use x;\nlabkit::graded_suite![\n    first,\n    // a comment\n    second_one,\n];\nfn first() {}\n";
+        let source = "use x;\ngraded::suite![\n    first,\n    // a comment\n    second_one,\n];\nfn first() {}\n";
         assert_eq!(graded_test_names(source), ["first", "second_one"]);
         assert!(graded_test_names("fn main() {}").is_empty());
     }

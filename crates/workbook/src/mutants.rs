@@ -18,8 +18,8 @@
 //! entry's misconception when a learner's run fails with the same signature — a diagnosis
 //! every entry's mutant proves, shipped scrambled in the student edition's key.
 
+use crate::grade::SuiteRun;
 use crate::meta::{Diagnosis, Lab, Signature};
-use crate::suite::SuiteRun;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -121,7 +121,7 @@ pub fn reported_invariant(output: &str) -> Option<String> {
 
 /// How `run` failed.
 pub fn signature(run: &SuiteRun) -> Signature {
-    let failing: Vec<_> = run.tests.iter().filter(|t| !t.passed).collect();
+    let failing: Vec<_> = run.tests.iter().filter(|t| !t.passed()).collect();
     Signature {
         fails: failing.iter().map(|t| t.name.clone()).collect(),
         invariant: failing.first().and_then(|t| reported_invariant(&t.output)),
@@ -161,14 +161,18 @@ pub fn section_path(section: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::TestRun;
+    use crate::grade::{TestOutcome, TestRun};
 
     fn test(name: &str, passed: bool, output: &str) -> TestRun {
         TestRun {
             name: name.into(),
-            passed,
+            outcome: if passed {
+                TestOutcome::Passed
+            } else {
+                TestOutcome::Failed
+            },
             output: output.into(),
-            unreported: None,
+            detail: None,
         }
     }
 

@@ -201,6 +201,9 @@ fn claim_answer(value: &str) -> Option<Option<Answer>> {
 /// Parses predictions from `source` (a file name, or `--set` for the command line).
 pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
     let file = source;
+    // Editors on Windows may start a file with a byte-order mark and end lines with CR LF:
+    // neither is part of an answer (`lines` already drops the CR).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let n_checks = lab.meta.checks.len();
     let mut predictions = Predictions::default();
     // The items a line answers, `?` included: a second line for the same item is refused,
@@ -383,6 +386,21 @@ mod tests {
         let parsed = parse(&lab, &text).unwrap();
         assert_eq!(parsed.answers, answers);
         assert_eq!(parsed.seal, None);
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_crlf_line_ends_change_nothing() {
+        let lab = outbox();
+        let mut answers = BTreeMap::new();
+        answers.insert(item_id(0), Answer::Claim(true));
+        answers.insert(item_id(1), Answer::Claim(false));
+        let seal = Seal::new(&lab, &answers, "2026-12-01T04:00:00Z");
+        let text = with_seal(&render(&lab, &answers, None), &seal);
+        let windows = format!("\u{feff}{}", text.replace('\n', "\r\n"));
+        let parsed = parse(&lab, &windows).unwrap();
+        assert_eq!(parsed.answers, answers);
+        assert_eq!(parsed.seal, Some(seal.clone()));
+        assert!(parsed.seal.unwrap().intact(&lab));
     }
 
     #[test]

@@ -50,6 +50,8 @@ pub enum Ending {
     TimedOut,
     /// Stopped by the CLI because its result no longer mattered (watch mode).
     Cancelled,
+    /// Stopped by the CLI because the job's watch said so (a folder grew past its cap).
+    Watched,
 }
 
 impl Ending {
@@ -62,22 +64,21 @@ impl Ending {
         match self {
             // A sandbox (bubblewrap) or a shell between us and the test reports a signal
             // as 128 + its number.
-            Ending::Exited(code @ 129..=159)
-                if !labkit::graded::signal_meaning(code - 128).is_empty() =>
-            {
+            Ending::Exited(code @ 129..=159) if !graded::signal_meaning(code - 128).is_empty() => {
                 format!(
                     "exited with code {code}, which a sandbox reports for signal {}{}",
                     code - 128,
-                    labkit::graded::signal_meaning(code - 128)
+                    graded::signal_meaning(code - 128)
                 )
             }
             Ending::Exited(code) => format!("exited with code {code}"),
             Ending::Signalled(signal) => format!(
                 "was ended by signal {signal}{}",
-                labkit::graded::signal_meaning(signal)
+                graded::signal_meaning(signal)
             ),
             Ending::TimedOut => "was stopped at its time limit".into(),
             Ending::Cancelled => "was cancelled".into(),
+            Ending::Watched => "was stopped by a cap".into(),
         }
     }
 }
@@ -109,6 +110,36 @@ pub struct Job<'a> {
     /// The most bytes kept of stdout and of stderr, each.
     pub output_cap: usize,
     pub cancel: Option<&'a AtomicBool>,
+    /// Resource limits for the child and everything it starts (Unix, under a guard).
+    pub limits: Limits,
+    /// Asked about once a second while the child runs: `true` stops it
+    /// ([`Ending::Watched`]).
+    pub watch: Option<&'a (dyn Fn() -> bool + Sync)>,
+}
+
+/// Resource limits a guard sets on itself before it starts the child, so that the child
+/// and all it starts inherit them (`setrlimit`, Unix only; elsewhere they are not set).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// The most address space one process may map (`RLIMIT_AS`): an allocation past it
+    /// fails, and a Rust program aborts with "memory allocation of N bytes failed".
+    pub memory_bytes: Option<u64>,
+    /// The largest file one process may write (`RLIMIT_FSIZE`): a write past it fails.
+    pub file_bytes: Option<u64>,
+}
+
+impl Limits {
+    /// The guard's arguments that set these limits.
+    fn guard_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if let Some(bytes) = self.memory_bytes {
+            args.extend(["--memory".to_string(), bytes.to_string()]);
+        }
+        if let Some(bytes) = self.file_bytes {
+            args.extend(["--file-size".to_string(), bytes.to_string()]);
+        }
+        args
+    }
 }
 
 impl<'a> Job<'a> {
@@ -119,9 +150,14 @@ impl<'a> Job<'a> {
             time_limit,
             output_cap: DEFAULT_OUTPUT_CAP,
             cancel: None,
+            limits: Limits::default(),
+            watch: None,
         }
     }
 }
+
+/// How often a job's watch is asked.
+const WATCH_EVERY: Duration = Duration::from_secs(1);
 
 /// The default cap on what one child may print (per stream).
 pub const DEFAULT_OUTPUT_CAP: usize = 8 << 20;
@@ -178,6 +214,32 @@ pub fn run(mut job: Job<'_>, dir: &Path) -> std::io::Result<Finished> {
     platform::run(job)
 }
 
+/// Why a running child must stop now, if it must: a cancellation, its time limit, or
+/// its watch (asked at most once every [`WATCH_EVERY`]).
+fn stop_reason(
+    cancel: Option<&AtomicBool>,
+    started: Instant,
+    time_limit: Duration,
+    watch: Option<&(dyn Fn() -> bool + Sync)>,
+    watched: &mut Instant,
+) -> Option<Ending> {
+    if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
+        return Some(Ending::Cancelled);
+    }
+    if started.elapsed() >= time_limit {
+        return Some(Ending::TimedOut);
+    }
+    if let Some(watch) = watch
+        && watched.elapsed() >= WATCH_EVERY
+    {
+        *watched = Instant::now();
+        if watch() {
+            return Some(Ending::Watched);
+        }
+    }
+    None
+}
+
 #[cfg(unix)]
 mod platform {
     use super::*;
@@ -187,12 +249,13 @@ mod platform {
 
     /// Wraps `command` in a guard when one is set: the same program, arguments,
     /// environment and folder, behind `GUARD -- `.
-    fn guarded(command: Command) -> Command {
+    fn guarded(command: Command, limits: &Limits) -> Command {
         let Some(guard) = GUARD.get() else {
             return command;
         };
         let mut wrapped = Command::new(guard);
-        wrapped.arg(GUARD_FLAG).arg("--").arg(command.get_program());
+        wrapped.arg(GUARD_FLAG).args(limits.guard_args());
+        wrapped.arg("--").arg(command.get_program());
         wrapped.args(command.get_args());
         for (key, value) in command.get_envs() {
             match value {
@@ -209,6 +272,33 @@ mod platform {
     /// Nothing to do at start on Unix: each child's guard holds its lifeline.
     pub fn tie_to_this_process() {}
 
+    /// The guard's own flags, before `--`.
+    fn parse_limits(args: &[String]) -> (Limits, &[String]) {
+        let mut limits = Limits::default();
+        let mut rest = args;
+        while let [flag, value, tail @ ..] = rest {
+            let bytes = value.parse::<u64>().ok();
+            match flag.as_str() {
+                "--memory" => limits.memory_bytes = bytes,
+                "--file-size" => limits.file_bytes = bytes,
+                _ => break,
+            }
+            rest = tail;
+        }
+        (limits, rest)
+    }
+
+    /// Sets the limits on the guard itself; the child and all it starts inherit them.
+    fn set_limits(limits: &Limits) {
+        use nix::sys::resource::{Resource, setrlimit};
+        if let Some(bytes) = limits.memory_bytes {
+            let _ = setrlimit(Resource::RLIMIT_AS, bytes, bytes);
+        }
+        if let Some(bytes) = limits.file_bytes {
+            let _ = setrlimit(Resource::RLIMIT_FSIZE, bytes, bytes);
+        }
+    }
+
     fn kill_group(leader: u32) {
         if let Ok(pid) = i32::try_from(leader) {
             let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
@@ -222,9 +312,11 @@ mod platform {
             time_limit,
             output_cap,
             cancel,
+            limits,
+            watch,
         } = job;
         let guard = GUARD.get().is_some();
-        let mut command = guarded(command);
+        let mut command = guarded(command, &limits);
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -249,6 +341,7 @@ mod platform {
         if !guard {
             drop(lifeline.take());
         }
+        let mut watched = Instant::now();
         let ending = loop {
             if let Some(status) = child.try_wait()? {
                 break match (status.code(), status.signal()) {
@@ -257,15 +350,10 @@ mod platform {
                     (None, None) => Ending::Exited(-1),
                 };
             }
-            let cancelled = cancel.is_some_and(|c| c.load(Ordering::SeqCst));
-            if cancelled || started.elapsed() >= time_limit {
+            if let Some(stop) = stop_reason(cancel, started, time_limit, watch, &mut watched) {
                 kill_group(child.id());
                 let _ = child.wait();
-                break if cancelled {
-                    Ending::Cancelled
-                } else {
-                    Ending::TimedOut
-                };
+                break stop;
             }
             thread::sleep(Duration::from_millis(5));
         };
@@ -286,10 +374,15 @@ mod platform {
     /// `workbook __guard -- PROGRAM ARGS…`: see the module comment. Returns the exit
     /// code to end with; a child ended by a signal ends the guard by the same signal.
     pub fn guard_main(args: &[String]) -> std::process::ExitCode {
+        let (limits, args) = parse_limits(args);
+        let args = args.strip_prefix(&["--".to_string()]).unwrap_or(args);
         let Some((program, rest)) = args.split_first() else {
-            eprintln!("usage: workbook {GUARD_FLAG} -- PROGRAM [ARGS…]");
+            eprintln!(
+                "usage: workbook {GUARD_FLAG} [--memory BYTES] [--file-size BYTES] -- PROGRAM [ARGS…]"
+            );
             return std::process::ExitCode::from(2);
         };
+        set_limits(&limits);
         // A session of its own: one group for everything below (the CLI kills it by the
         // guard's pid), and no controlling terminal, so nothing below can open /dev/tty to
         // type into the learner's or the teacher's shell.
@@ -419,6 +512,8 @@ mod platform {
             time_limit,
             output_cap,
             cancel,
+            limits: _,
+            watch,
         } = job;
         let started = Instant::now();
         // The child's own job: a time limit ends its whole tree.
@@ -428,19 +523,15 @@ mod platform {
         if let (Some(mut pipe), Some(line)) = (child.stdin().take(), input) {
             let _ = writeln!(pipe, "{}", line.trim_end());
         }
+        let mut watched = Instant::now();
         let ending = loop {
             if let Some(status) = child.try_wait()? {
                 break Ending::Exited(status.code().unwrap_or(-1));
             }
-            let cancelled = cancel.is_some_and(|c| c.load(Ordering::SeqCst));
-            if cancelled || started.elapsed() >= time_limit {
+            if let Some(stop) = stop_reason(cancel, started, time_limit, watch, &mut watched) {
                 let _ = child.start_kill();
                 let _ = child.wait();
-                break if cancelled {
-                    Ending::Cancelled
-                } else {
-                    Ending::TimedOut
-                };
+                break stop;
             }
             thread::sleep(Duration::from_millis(5));
         };

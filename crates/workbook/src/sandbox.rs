@@ -1,8 +1,10 @@
 //! The sandbox `grade-class` builds and runs submissions in, where bubblewrap (`bwrap`,
-//! Debian's `bubblewrap` package) is installed and works: the whole file system
-//! read-only, the teacher's workbook and every submission hidden, a private `/tmp`, no
-//! network, no other process visible, no terminal, and everything killed with its parent. Without it
-//! the grade says, on every row, that it was not sandboxed.
+//! Debian's `bubblewrap` package) works: a file system that shows, read-only, only the
+//! system's programs and libraries, the linker's configuration, the Rust toolchain and the
+//! cargo registry, plus the scratch tree and build folder it grades in — no other file of
+//! the machine, the teacher's workbook and home included; a private `/tmp` of capped
+//! size; no network; no other process; no terminal; everything killed with its parent.
+//! Without it, `grade-class` refuses to grade unless the teacher says `--no-sandbox`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -13,28 +15,60 @@ pub struct Sandbox {
     program: PathBuf,
 }
 
-/// What one sandboxed command may see and touch.
+/// What one sandboxed command may see and touch, besides the system and the toolchain.
 #[derive(Clone, Debug, Default)]
 pub struct Policy {
-    /// Folders hidden behind an empty file system (the teacher's workbook, submissions).
-    pub hidden: Vec<PathBuf>,
-    /// Folders shown read-only again on top of what is hidden.
+    /// Folders shown read-only.
     pub readable: Vec<PathBuf>,
     /// Folders the command may write to.
     pub writable: Vec<PathBuf>,
     /// Whether `/proc` exists inside (cargo needs it; graded tests do not, and without it
-    /// no test can read its own memory).
+    /// no test can read its own memory through the file system).
     pub proc_fs: bool,
+    /// Whether cargo may write to its registry (to unpack the crates the teacher's own
+    /// build fetched, once, before any submission is built).
+    pub registry_writable: bool,
+    /// The size of the private `/tmp`.
+    pub tmp_bytes: u64,
     /// The folder the command starts in.
     pub dir: PathBuf,
 }
 
+/// The system folders every build needs: programs, libraries, the loader's cache, the
+/// C toolchain's alternatives.
+const SYSTEM: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+];
+
+/// Where rustup and cargo keep the toolchain and the registry.
+pub fn toolchain_homes() -> (PathBuf, PathBuf) {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let rustup =
+        std::env::var_os("RUSTUP_HOME").map_or_else(|| home.join(".rustup"), PathBuf::from);
+    let cargo = std::env::var_os("CARGO_HOME").map_or_else(|| home.join(".cargo"), PathBuf::from);
+    (rustup, cargo)
+}
+
 impl Sandbox {
-    /// Bubblewrap, if it is on the PATH and can start a sandbox here (it cannot inside
-    /// some containers, or where user namespaces are off).
-    pub fn detect() -> Option<Sandbox> {
-        let program = PathBuf::from("bwrap");
-        let works = Command::new(&program)
+    /// Bubblewrap, if it can start a sandbox here; otherwise what bubblewrap said (it
+    /// cannot inside some containers, or where user namespaces are off, as on GitHub's
+    /// Ubuntu runners until the AppArmor restriction is lifted).
+    pub fn detect() -> Result<Sandbox, String> {
+        let program =
+            PathBuf::from(std::env::var_os("BOUNDARY_BWRAP").unwrap_or_else(|| "bwrap".into()));
+        let out = Command::new(&program)
             .args([
                 "--ro-bind",
                 "/",
@@ -45,34 +79,67 @@ impl Sandbox {
                 "true",
             ])
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        works.then_some(Sandbox { program })
+            .output();
+        match out {
+            Ok(out) if out.status.success() => Ok(Sandbox { program }),
+            Ok(out) => Err(format!(
+                "bubblewrap cannot start a sandbox here ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )),
+            Err(e) => Err(format!(
+                "bubblewrap (`{}`) cannot be run: {e}",
+                program.display()
+            )),
+        }
+    }
+
+    /// The system folders and the toolchain, read-only; cargo's home on a scratch file
+    /// system with its registry and binaries on top, so cargo can take its locks.
+    fn base(&self, wrapped: &mut Command, policy: &Policy) {
+        for path in SYSTEM.iter().map(Path::new) {
+            match std::fs::read_link(path) {
+                Ok(target) => wrapped.arg("--symlink").arg(target).arg(path),
+                Err(_) if path.exists() => wrapped.arg("--ro-bind").arg(path).arg(path),
+                Err(_) => continue,
+            };
+        }
+        let (rustup, cargo) = toolchain_homes();
+        if rustup.exists() {
+            wrapped.arg("--ro-bind").arg(&rustup).arg(&rustup);
+        }
+        wrapped.arg("--tmpfs").arg(&cargo);
+        for part in ["bin", "registry", "git", "config.toml", "config"] {
+            let path = cargo.join(part);
+            if path.exists() {
+                let flag = match part {
+                    "registry" | "git" if policy.registry_writable => "--bind",
+                    _ => "--ro-bind",
+                };
+                wrapped.arg(flag).arg(&path).arg(&path);
+            }
+        }
     }
 
     /// `command`, run inside the sandbox under `policy`: the same program, arguments and
     /// environment.
     pub fn wrap(&self, command: &Command, policy: &Policy) -> Command {
         let mut wrapped = Command::new(&self.program);
-        let bind = |wrapped: &mut Command, flag: &str, path: &Path| {
-            wrapped.arg(flag).arg(path).arg(path);
-        };
-        wrapped.args(["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp"]);
-        if policy.proc_fs {
-            wrapped.args(["--proc", "/proc"]);
+        self.base(&mut wrapped, policy);
+        wrapped.args(["--dev", "/dev", "--size"]);
+        wrapped
+            .arg(policy.tmp_bytes.max(1 << 20).to_string())
+            .args(["--tmpfs", "/tmp"]);
+        wrapped.args(if policy.proc_fs {
+            ["--proc", "/proc"]
         } else {
-            wrapped.args(["--tmpfs", "/proc"]);
-        }
-        for path in &policy.hidden {
-            wrapped.arg("--tmpfs").arg(path);
-        }
+            ["--tmpfs", "/proc"]
+        });
         for path in &policy.readable {
-            bind(&mut wrapped, "--ro-bind", path);
+            wrapped.arg("--ro-bind").arg(path).arg(path);
         }
         for path in &policy.writable {
-            bind(&mut wrapped, "--bind", path);
+            wrapped.arg("--bind").arg(path).arg(path);
         }
         wrapped
             .args([
@@ -85,6 +152,8 @@ impl Sandbox {
             .arg("--")
             .arg(command.get_program())
             .args(command.get_args());
+        let (_, cargo) = toolchain_homes();
+        wrapped.env("CARGO_HOME", cargo);
         for (key, value) in command.get_envs() {
             match value {
                 Some(value) => wrapped.env(key, value),

@@ -32,8 +32,12 @@ pub enum PredictionMode {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PredictionSettings {
+    /// Every lab's mode, unless `labs` names another for it.
     #[serde(default)]
     pub mode: PredictionMode,
+    /// A lab's own mode, by its number: `labs = { "03" = "participation" }`.
+    #[serde(default)]
+    pub labs: std::collections::BTreeMap<String, PredictionMode>,
 }
 
 /// Caps that hold whatever a lab's metadata asks for.
@@ -51,6 +55,19 @@ pub struct Limits {
     pub max_predictions_bytes: u64,
     /// The most one graded test may print (per stream); the rest is dropped with a note.
     pub max_test_output_bytes: u64,
+    /// The longest all of one lab's graded tests may take together: tests not started
+    /// when it runs out are not run (each test also has its lab's own limit).
+    pub max_lab_time_secs: u64,
+    /// The most memory one compiler process may map while a class is graded (Unix).
+    pub max_build_memory_mib: u64,
+    /// The most memory one graded test process may map (Unix).
+    pub max_test_memory_mib: u64,
+    /// The largest file a build or a test may write (Unix).
+    pub max_file_mib: u64,
+    /// How much one build of a submission may grow the build folder.
+    pub max_build_growth_mib: u64,
+    /// The size of the private `/tmp` a sandboxed build or test gets.
+    pub max_tmp_mib: u64,
 }
 
 impl Default for Limits {
@@ -61,6 +78,12 @@ impl Default for Limits {
             max_learner_file_bytes: 256 * 1024,
             max_predictions_bytes: 64 * 1024,
             max_test_output_bytes: 1024 * 1024,
+            max_lab_time_secs: 900,
+            max_build_memory_mib: 4096,
+            max_test_memory_mib: 2048,
+            max_file_mib: 1024,
+            max_build_growth_mib: 4096,
+            max_tmp_mib: 512,
         }
     }
 }
@@ -76,6 +99,11 @@ impl Settings {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
             Err(e) => Err(Error::reading(&path, e)),
         }
+    }
+
+    /// The prediction mode of the lab numbered `number`.
+    pub fn prediction_mode(&self, number: &str) -> PredictionMode {
+        (self.predictions.labs.get(number).copied()).unwrap_or(self.predictions.mode)
     }
 
     /// A lab's time limit, capped.

@@ -13,11 +13,12 @@
 //! are killed) and starts a new one, and `q` never waits for a check. This is CLI code,
 //! not simulated code: threads and the wall clock are fine here.
 
-use crate::commands::{self, Workbook, graded_run, read_predictions};
 use crate::error::{Error, Result};
+use crate::grade::run::learner_run;
+use crate::grade::{SuiteRun, TestRun};
 use crate::meta::Lab;
 use crate::progress::now_utc;
-use crate::suite::{SuiteRun, TestRun};
+use crate::workbook::{Workbook, read_predictions};
 use colored::Colorize;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -209,8 +210,8 @@ impl Session<'_> {
                 Ok(Event::Key(key)) => match key.to_ascii_lowercase() {
                     // Ctrl-C and Ctrl-D arrive as keys in raw mode.
                     'q' | '\u{3}' | '\u{4}' => return Ok(()),
-                    'h' => self.act(commands::hint),
-                    'r' => self.act(|wb, lab| commands::run(wb, lab, false, false)),
+                    'h' => self.act(crate::cli::hint),
+                    'r' => self.act(|wb, lab| crate::cli::run(wb, lab, false, false)),
                     'c' => {
                         self.fresh_screen();
                         self.start_check("check requested");
@@ -358,9 +359,9 @@ impl Session<'_> {
             let started = Instant::now();
             // A thread of its own owns a workbook of its own: nothing is shared but the
             // cancel flag.
-            let result = crate::commands::Workbook::load(root).and_then(|wb| {
+            let result = Workbook::load(root).and_then(|wb| {
                 let lab = wb.lab(&lab_id)?;
-                graded_run(&wb, lab, Some(&flag))
+                learner_run(&wb, lab, Some(&flag))
             });
             let seconds = started.elapsed().as_secs_f64();
             let _ = tx.send(Event::Checked {
@@ -410,11 +411,19 @@ impl Session<'_> {
         } else {
             "✗".red().bold()
         };
-        let hang = if run.timed_out { " — a hang" } else { "" };
+        let hang = if run
+            .tests
+            .iter()
+            .any(|t| t.outcome == crate::grade::TestOutcome::TimedOut)
+        {
+            " — a hang"
+        } else {
+            ""
+        };
         println!(
             "[{id}] verdict: {mark} {passed}/{total} graded tests pass ({seconds:.1} s){hang}"
         );
-        let mut failing: Vec<&TestRun> = run.tests.iter().filter(|t| !t.passed).collect();
+        let mut failing: Vec<&TestRun> = run.tests.iter().filter(|t| !t.passed()).collect();
         for t in &failing {
             println!("  {} {}", "✗".red(), t.name.replace('_', " "));
         }
@@ -427,7 +436,7 @@ impl Session<'_> {
         failing.sort_by_key(|t| rank(t));
         if let Some(first) = failing.first() {
             println!("\n{} {}", "first failure:".red().bold(), first.name.bold());
-            if let Some(how) = &first.unreported {
+            if let Some(how) = &first.detail {
                 println!("  the test did not report a result: {how}");
             }
             print_failure(&first.output, n);

@@ -118,7 +118,7 @@ fn a_class_with_every_tampering_tried_earns_only_what_its_learner_files_earn() {
     put(
         &settings,
         "tests/01_outbox.rs",
-        "labkit::graded_suite![a_retried_identity_is_recognised];\nfn a_retried_identity_is_recognised() {}\n",
+        "graded::suite![a_retried_identity_is_recognised];\nfn a_retried_identity_is_recognised() {}\n",
     );
     // Every invariant of the lab's harness turned into a pass.
     let invariants =

@@ -11,12 +11,12 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use workbook::blob::file_blob;
-use workbook::compile::{self, Artifact, BuildEnv};
+use workbook::grade::run::{GradedSuite, LabRun, RunEnv, SuiteRun, build_and_run};
+use workbook::grade::{Note, TestOutcome};
 use workbook::meta::Lab;
 use workbook::pages::generated_pages;
 use workbook::process::{self, Finished, Job, cargo};
 use workbook::settings::Settings;
-use workbook::suite::{self, SuiteEnv, SuiteRun};
 
 /// Collects every problem of every lab, so one run shows them all.
 fn report(problems: Vec<String>) {
@@ -40,34 +40,18 @@ fn graded_runs(
     labs: &[Lab],
     package: impl Fn(&Lab) -> String,
 ) -> Vec<(Lab, Result<SuiteRun, String>)> {
-    let packages: Vec<String> = labs.iter().map(&package).collect();
-    let names: Vec<&str> = packages.iter().map(String::as_str).collect();
-    let built = compile::build(
-        &root(),
-        &names,
-        Artifact::GradedSuite,
-        &BuildEnv::default(),
-        Duration::from_secs(1200),
-    )
-    .expect("cargo starts");
     let settings = Settings::load(&root()).expect("grading.toml parses");
+    let suites: Vec<GradedSuite> = (labs.iter())
+        .map(|lab| GradedSuite::for_package(lab, &package(lab), &root(), &settings))
+        .collect();
+    let runs = build_and_run(&root(), &suites, &RunEnv::gate(None));
     labs.iter()
-        .zip(&packages)
-        .map(|(lab, package)| {
-            let run = built
-                .executable(package)
-                .map_err(|problem| format!("{problem:?}"))
-                .map(|exe| {
-                    let env = SuiteEnv {
-                        time_limit: settings.time_limit(lab.meta.time_limit_secs),
-                        output_cap: 1 << 20,
-                        env: Vec::new(),
-                        wrap: None,
-                        cancel: None,
-                        verify_binary: false,
-                    };
-                    suite::run(exe, &root(), &graded_test_names(lab), &env)
-                });
+        .zip(runs)
+        .map(|(lab, run)| {
+            let run = match run {
+                LabRun::Ran(run) => Ok(run),
+                other => Err(format!("{other:?}")),
+            };
             (lab.clone(), run)
         })
         .collect()
@@ -279,12 +263,12 @@ fn every_solution_passes_every_graded_test() {
                 m.number
             )),
             Ok(run) => {
-                for test in run.tests.iter().filter(|t| !t.passed) {
+                for test in run.tests.iter().filter(|t| !t.passed()) {
                     problems.push(format!(
                         "lab {}: the solution fails `{}`{}:\n{}",
                         m.number,
                         test.name,
-                        test.unreported
+                        test.detail
                             .as_deref()
                             .map(|how| format!(" ({how})"))
                             .unwrap_or_default(),
@@ -292,7 +276,7 @@ fn every_solution_passes_every_graded_test() {
                     ));
                 }
                 for note in &run.notes {
-                    problems.push(format!("lab {}: {note}", m.number));
+                    problems.push(format!("lab {}: {}", m.number, Note::one_line(note)));
                 }
             }
         }
@@ -315,14 +299,14 @@ fn every_starter_fails_exactly_the_tests_its_metadata_names() {
                 continue;
             }
         };
-        if run.timed_out {
+        if run.tests.iter().any(|t| t.outcome == TestOutcome::TimedOut) {
             problems.push(format!("lab {}: the starter's graded tests hang", m.number));
             continue;
         }
         let failed: BTreeSet<String> = run
             .tests
             .iter()
-            .filter(|t| !t.passed)
+            .filter(|t| !t.passed())
             .map(|t| t.name.clone())
             .collect();
         let expected: BTreeSet<String> = m.starter_fails.iter().cloned().collect();
@@ -332,14 +316,16 @@ fn every_starter_fails_exactly_the_tests_its_metadata_names() {
                 m.number
             ));
         }
-        for t in run.tests.iter().filter(|t| !t.passed) {
+        for t in run.tests.iter().filter(|t| !t.passed()) {
             if t.output.contains("not yet implemented") || t.output.contains("not implemented") {
                 problems.push(format!(
                     "lab {}: `{}` fails on a todo!() panic, not on an invariant",
                     m.number, t.name
                 ));
             }
-            if let Some(how) = &t.unreported {
+            if let (TestOutcome::Crashed | TestOutcome::TimedOut | TestOutcome::Void, Some(how)) =
+                (t.outcome, &t.detail)
+            {
                 problems.push(format!(
                     "lab {}: `{}` does not fail on an invariant: {how}",
                     m.number, t.name
@@ -383,7 +369,7 @@ fn figures_and_generated_pages_are_current() {
     for (path, text) in generated_pages(&root, &labs) {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             problems.push(format!(
-                "{} is out of date: run `cargo labs figures`",
+                "{} is out of date: run `cargo labs bless`",
                 path.display()
             ));
         }

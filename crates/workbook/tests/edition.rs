@@ -30,7 +30,7 @@ fn files_a_learner_must_not_change_are_as_published() {
     let root = root();
     let mut problems = Vec::new();
     for lab in load_labs(&root).unwrap().labs {
-        for path in workbook::commands::changed_published_files(&root, &lab, u64::MAX) {
+        for path in workbook::grade::changed_published_files(&root, &lab, u64::MAX) {
             problems.push(format!(
                 "lab {}: {path} differs from its published version; put it back (`git checkout {path}`, or the file from a fresh copy of the workbook)",
                 lab.meta.number
@@ -46,7 +46,7 @@ fn every_learner_file_has_its_published_starter_at_hand() {
     let mut problems = Vec::new();
     for lab in load_labs(&root).unwrap().labs {
         for file in &lab.meta.learner_files {
-            if let Err(e) = workbook::commands::published_starter(&root, &lab, file) {
+            if let Err(e) = workbook::starters::published_starter(&root, &lab, file) {
                 problems.push(format!("lab {}: {e}", lab.meta.number));
             }
         }
@@ -62,7 +62,7 @@ fn the_generated_prediction_pages_are_current() {
     for (path, text) in workbook::pages::generated_pages(&root, &labs) {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             problems.push(format!(
-                "{} is out of date: run `cargo labs figures`",
+                "{} is out of date: run `cargo labs bless`",
                 path.display()
             ));
         }

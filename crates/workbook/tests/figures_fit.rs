@@ -223,7 +223,7 @@ fn every_svg_figure_keeps_its_text_inside_its_boxes_and_picture() {
         .collect();
     assert!(
         problems.is_empty(),
-        "\n{}\n(regenerate with `cargo labs figures` after fixing the figure code)\n",
+        "\n{}\n(regenerate with `cargo labs bless` after fixing the figure code)\n",
         problems.join("\n")
     );
 }
@@ -238,7 +238,7 @@ fn no_svg_figure_is_wider_than_the_books_column() {
         .collect();
     assert!(
         problems.is_empty(),
-        "\n{}\n(regenerate with `cargo labs figures` after fixing the figure code)\n",
+        "\n{}\n(regenerate with `cargo labs bless` after fixing the figure code)\n",
         problems.join("\n")
     );
 }

@@ -39,10 +39,10 @@ fn a_hang_and_a_compile_error_cost_only_their_own_lab() {
             TinyLab {
                 number: "02",
                 id: "hangs",
-                names: &["forever"],
-                tests: "fn forever() { loop { std::hint::spin_loop(); } }\n",
+                names: &["before", "forever", "after"],
+                tests: "fn before() {}\nfn forever() { loop { std::hint::spin_loop(); } }\nfn after() {}\n",
                 library: "",
-                starter_fails: &["forever"],
+                starter_fails: &["before", "forever", "after"],
                 // Far beyond any cap: grading.toml's default caps it at 600 s; here the
                 // workbook's grading.toml caps it at 4.
                 time_limit_secs: u64::MAX,
@@ -81,7 +81,7 @@ fn a_hang_and_a_compile_error_cost_only_their_own_lab() {
     let labs = grade["labs"].as_array().unwrap();
     let (passes, hangs, broken, bad) = (&labs[0], &labs[1], &labs[2], &labs[3]);
 
-    assert_eq!(passes["status"], "ran");
+    assert_eq!(passes["status"], "graded");
     assert_eq!(passes["tests"]["passed"], 2);
     assert_eq!(passes["tests"]["expected"], 3);
     assert_eq!(
@@ -94,19 +94,24 @@ fn a_hang_and_a_compile_error_cost_only_their_own_lab() {
     );
     assert_eq!(passes["points"]["predictions"], 5.0);
 
-    assert_eq!(hangs["status"], "timeout");
+    // A hang costs its own test and its own time limit: the tests after it still run.
+    assert_eq!(hangs["status"], "graded");
+    let outcomes: Vec<&str> = (hangs["tests"]["results"].as_array().unwrap().iter())
+        .map(|t| t["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["passed", "timed-out", "passed"]);
     let note = hangs["notes"][0].as_str().unwrap();
     assert!(note.contains("`forever`") && note.contains("4 s"), "{note}");
-    assert_eq!(hangs["points"]["graded"], 0.0);
+    assert_eq!(hangs["points"]["graded"], 13.33);
 
-    assert_eq!(broken["status"], "compile-error");
-    let note = broken["notes"][0].as_str().unwrap();
-    assert!(note.contains("lab 03 does not compile"), "{note}");
-    assert!(note.contains("mismatched types"), "{note}");
+    assert_eq!(broken["status"], "did-not-compile");
+    let reason = broken["reason"].as_str().unwrap();
+    assert!(reason.contains("lab 03 does not compile"), "{reason}");
+    assert!(reason.contains("mismatched types"), "{reason}");
 
     assert_eq!(bad["status"], "broken-metadata");
     assert!(
-        bad["notes"][0]
+        bad["reason"]
             .as_str()
             .unwrap()
             .contains("lab.toml cannot be read"),
@@ -177,7 +182,7 @@ fn a_test_that_does_not_report_fails_and_lines_that_imitate_the_harness_earn_not
     );
     let results = lab["tests"]["results"].as_array().unwrap();
     let how = |i: usize| {
-        results[i]["unreported"]
+        results[i]["detail"]
             .as_str()
             .unwrap_or_default()
             .to_string()
@@ -189,11 +194,17 @@ fn a_test_that_does_not_report_fails_and_lines_that_imitate_the_harness_earn_not
     assert!(how(4).contains("more than the 64 KiB"), "{}", how(4));
     assert!(how(5).contains("not its own"), "{}", how(5));
     assert!(results[6]["passed"].as_bool().unwrap());
-    let notes: Vec<&str> = lab["integrity"]["notes"]
+    let notes: Vec<String> = lab["integrity"]["notes"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|n| n.as_str().unwrap())
+        .map(|n| {
+            format!(
+                "{} {}",
+                n["file"].as_str().unwrap_or_default(),
+                n["text"].as_str().unwrap()
+            )
+        })
         .collect();
     assert!(
         notes
@@ -210,7 +221,7 @@ fn a_test_that_does_not_report_fails_and_lines_that_imitate_the_harness_earn_not
     assert!(
         notes
             .iter()
-            .any(|n| n.contains("src/lib.rs uses `std::process`")),
+            .any(|n| n.contains("labs/01-cheats/src/lib.rs uses `std::process`")),
         "{notes:?}"
     );
     let out = common::cli(&root, &["grade", "--classroom"])

@@ -15,12 +15,11 @@ use common::catalogue::{judge, package_name, signature_problem, write_package};
 use common::{labs, repo};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
-use workbook::compile::{self, Artifact, BuildEnv};
+use workbook::grade::LabRun;
+use workbook::grade::run::{GradedSuite, RunEnv, build_suites, run_built};
 use workbook::meta::Lab;
 use workbook::mutants::{Mutant, catalogue};
 use workbook::settings::Settings;
-use workbook::suite::{self, SuiteEnv};
 
 /// The least number of entries each lab's catalogue must have.
 const PER_LAB: usize = 8;
@@ -89,38 +88,26 @@ fn every_wrong_solution_in_the_catalogue_is_rejected_by_the_tests_it_names() {
     let packages: Vec<String> = entries.iter().map(|(l, m)| package_name(l, m)).collect();
     let names: Vec<&str> = packages.iter().map(String::as_str).collect();
     let started = std::time::Instant::now();
-    let built = compile::build(
-        &ws,
-        &names,
-        Artifact::GradedSuite,
-        &BuildEnv {
-            target_dir: Some(repo().join("target")),
-            ..BuildEnv::default()
-        },
-        Duration::from_secs(1800),
-    )
-    .unwrap();
+    let env = RunEnv::gate(Some(repo().join("target")));
+    let built = build_suites(&ws, &names, &env).unwrap();
     println!("built in {:.1} s", started.elapsed().as_secs_f64());
     let settings = Settings::load(&repo()).unwrap();
     // Each entry's suite runs in processes of its own: run as many entries at once as
     // there are cores, then judge them in the catalogue's order.
+    let one_at_a_time = RunEnv {
+        tests: workbook::grade::run::SuiteEnv {
+            jobs: 1,
+            ..RunEnv::gate(None).tests
+        },
+        ..RunEnv::gate(None)
+    };
     let run_one = |((lab, _), package): (&(Lab, Mutant), &String)| {
-        let exe = built
-            .executable(package)
-            .map_err(|problem| format!("{problem:?}"))?;
-        let suite_source = std::fs::read_to_string(repo().join(&lab.meta.graded_suite)).unwrap();
-        let expected = workbook::meta::graded_test_names(&suite_source);
-        let env = SuiteEnv {
-            time_limit: settings.time_limit(lab.meta.time_limit_secs),
-            output_cap: 1 << 20,
-            env: Vec::new(),
-            wrap: None,
-            cancel: None,
-            verify_binary: false,
-        };
+        let suite = GradedSuite::for_package(lab, package, &repo(), &settings);
         let started = std::time::Instant::now();
-        let run = suite::run(exe, &repo(), &expected, &env);
-        Ok::<_, String>((run, started.elapsed().as_secs_f64()))
+        match run_built(&built, &repo(), &suite, &one_at_a_time) {
+            LabRun::Ran(run) => Ok((run, started.elapsed().as_secs_f64())),
+            other => Err(format!("{other:?}")),
+        }
     };
     let jobs: Vec<_> = entries.iter().zip(&packages).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);

@@ -17,11 +17,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 use workbook::blob::file_blob;
-use workbook::compile::{self, Artifact, BuildEnv};
+use workbook::grade::TestOutcome;
+use workbook::grade::run::{GradedSuite, LabRun, RunEnv, SuiteRun, build_and_run};
 use workbook::meta::{Lab, load_labs, predictions_page};
 use workbook::mutants::{Mutant, catalogue as entries_of};
 use workbook::process::{self, Finished, Job, cargo};
-use workbook::suite::{self, SuiteEnv, SuiteRun};
 
 use common::{copy_tree, repo as root};
 
@@ -233,33 +233,22 @@ fn graded_runs(dir: &Path, lab: &Lab, mutants: &[Mutant]) -> Vec<(String, SuiteR
         report("every entry has the learner's files", problems);
         packages.push(package);
     }
-    let names: Vec<&str> = packages.iter().map(String::as_str).collect();
-    let built = compile::build(
-        dir,
-        &names,
-        Artifact::GradedSuite,
-        &BuildEnv::default(),
-        Duration::from_secs(900),
-    )
-    .expect("cargo starts");
-    let suite = std::fs::read_to_string(dir.join(&lab.meta.graded_suite)).unwrap();
-    let declared = workbook::meta::graded_test_names(&suite);
-    assert_eq!(declared.len(), 3, "the suite declares three tests");
-    let env = SuiteEnv {
-        time_limit: Duration::from_secs(300),
-        output_cap: 1 << 20,
-        env: Vec::new(),
-        wrap: None,
-        cancel: None,
-        verify_binary: false,
-    };
+    let settings = workbook::settings::Settings::default();
+    let suites: Vec<GradedSuite> = (packages.iter())
+        .map(|package| GradedSuite::for_package(lab, package, dir, &settings))
+        .collect();
+    assert_eq!(
+        suites[0].expected.len(),
+        3,
+        "the suite declares three tests"
+    );
+    let runs = build_and_run(dir, &suites, &RunEnv::gate(None));
     packages
-        .iter()
-        .map(|package| {
-            let exe = built
-                .executable(package)
-                .unwrap_or_else(|e| panic!("{package} builds: {e:?}"));
-            (package.clone(), suite::run(exe, dir, &declared, &env))
+        .into_iter()
+        .zip(runs)
+        .map(|(package, run)| match run {
+            LabRun::Ran(run) => (package, run),
+            other => panic!("{package} builds: {other:?}"),
         })
         .collect()
 }
@@ -272,7 +261,7 @@ fn graded_runs_are_right(dir: &Path, lab: &Lab) {
     let runs = graded_runs(dir, lab, &mutants);
     let (solution, starter) = (&runs[0].1, &runs[1].1);
     let failing = |run: &SuiteRun| -> Vec<String> {
-        let failed = run.tests.iter().filter(|t| !t.passed);
+        let failed = run.tests.iter().filter(|t| !t.passed());
         failed.map(|t| t.name.clone()).collect()
     };
     assert_eq!(
@@ -287,7 +276,7 @@ fn graded_runs_are_right(dir: &Path, lab: &Lab) {
         lab.meta.starter_fails,
         "the starter fails what lab.toml says"
     );
-    let first = starter.tests.iter().find(|t| !t.passed).unwrap();
+    let first = starter.tests.iter().find(|t| !t.passed()).unwrap();
     for shown in [
         "invariant violated: every message takes effect exactly once",
         "client saw",
@@ -295,7 +284,7 @@ fn graded_runs_are_right(dir: &Path, lab: &Lab) {
         "replay: cargo labs replay 11 delivery v2:",
     ] {
         assert!(
-            first.output.contains(shown) && first.unreported.is_none(),
+            first.output.contains(shown) && first.outcome == TestOutcome::Failed,
             "the starter fails on the invariant, with a timeline and its replay ({shown}):\n{}",
             first.output
         );

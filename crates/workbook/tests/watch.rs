@@ -50,7 +50,7 @@ echo "<labkit-graded-result> $test failed"
 "#;
 
 /// The suite both labs name, as the grader reads its test list.
-const FAKE_SUITE: &str = "labkit::graded_suite![the_first_claim_holds, the_second_claim_holds];\n";
+const FAKE_SUITE: &str = "graded::suite![the_first_claim_holds, the_second_claim_holds];\n";
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,4 +1,4 @@
-//! The figures of chapter 1, written into `book/src/figures` by `cargo labs figures`.
+//! The figures of chapter 1, written into `book/src/figures` by `cargo labs bless`.
 
 use crate::invariants::ALL_INVARIANTS;
 use crate::scenarios::explore_relay;

@@ -1,4 +1,4 @@
-//! The figures of chapter 5, drawn by the code the lab runs (`cargo labs figures`).
+//! The figures of chapter 5, drawn by the code the lab runs (`cargo labs bless`).
 
 use labkit::figure::Sequence;
 

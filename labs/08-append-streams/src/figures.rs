@@ -1,4 +1,4 @@
-//! The figures of chapter 8, generated from this code by `cargo labs figures`.
+//! The figures of chapter 8, generated from this code by `cargo labs bless`.
 
 use crate::scenarios::{crash_matrix, explore, explore_fence};
 use labkit::fault::Exploration;

@@ -1,4 +1,4 @@
-//! The figures of chapter 9, generated from this code by `cargo labs figures`.
+//! The figures of chapter 9, generated from this code by `cargo labs bless`.
 
 use crate::scenarios::{crash_matrix, explore_batch, explore_case};
 use labkit::fault::Exploration;

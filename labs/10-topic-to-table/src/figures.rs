@@ -84,7 +84,7 @@ fn aborts_chart() -> String {
     .to_svg()
 }
 
-/// The figures `cargo labs figures` writes into `book/src/figures`.
+/// The figures `cargo labs bless` writes into `book/src/figures`.
 pub fn figures() -> Vec<(&'static str, String)> {
     vec![
         ("10-protocol.svg", protocol()),

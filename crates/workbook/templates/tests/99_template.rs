@@ -4,8 +4,8 @@
 use labkit::fault::{self, Token};
 use template::scenarios::{delivery_scenario, delivery_scope, explore_delivery};
 
-// The graded tests, in the order they are reported (see `labkit::graded`).
-labkit::graded_suite![
+// The graded tests, in the order they are reported (see the `graded` crate).
+graded::suite![
     the_fault_free_run_applies_every_message_once,
     every_message_takes_effect_once_when_responses_are_lost,
     every_schedule_replays_identically,

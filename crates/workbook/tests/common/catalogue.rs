@@ -5,9 +5,9 @@
 //! what its `explains` says, with the signature its mutant.toml records.
 
 use std::path::Path;
+use workbook::grade::{SuiteRun, TestOutcome};
 use workbook::meta::{Lab, Signature};
 use workbook::mutants::{Mutant, signature};
-use workbook::suite::SuiteRun;
 
 fn absolute(path: &Path) -> String {
     path.display().to_string()
@@ -104,11 +104,11 @@ pub fn judge(label: &str, mutant: &Mutant, run: &SuiteRun) -> Vec<String> {
     for test in &mutant.meta.rejected_by {
         match run.tests.iter().find(|t| &t.name == test) {
             None => problems.push(format!("{label}: `{test}` is not a graded test")),
-            Some(t) if t.passed => problems.push(format!(
+            Some(t) if t.passed() => problems.push(format!(
                 "{label} passes `{test}`, which should reject it: change the world or the invariant so that it fails for the real reason"
             )),
             Some(t) => {
-                if let Some(how) = &t.unreported {
+                if let (TestOutcome::Crashed | TestOutcome::TimedOut | TestOutcome::Void, Some(how)) = (t.outcome, &t.detail) {
                     problems.push(format!(
                         "{label} fails `{test}` without reporting ({how}), not on an invariant"
                     ));
@@ -116,7 +116,7 @@ pub fn judge(label: &str, mutant: &Mutant, run: &SuiteRun) -> Vec<String> {
             }
         }
     }
-    let first = run.tests.iter().find(|t| !t.passed);
+    let first = run.tests.iter().find(|t| !t.passed());
     for phrase in &mutant.meta.explains {
         if !first.is_some_and(|t| t.output.contains(phrase.as_str())) {
             problems.push(format!(

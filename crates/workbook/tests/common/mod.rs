@@ -73,7 +73,7 @@ pub fn lab01_metadata() -> PathBuf {
     // The starter as published, whatever the learner of this copy made of it.
     let labs = workbook::meta::load_labs(&repo()).unwrap().labs;
     let outbox = labs.iter().find(|l| l.meta.id == "outbox").unwrap();
-    let starter = workbook::commands::published_starter(&repo(), outbox, "src/relay.rs").unwrap();
+    let starter = workbook::starters::published_starter(&repo(), outbox, "src/relay.rs").unwrap();
     std::fs::write(lab.join("src/relay.rs"), starter).unwrap();
     root
 }
@@ -130,6 +130,7 @@ pub fn tiny_workbook(what: &str, labs: &[TinyLab<'_>]) -> PathBuf {
     // The lab kit is copied in, so the workbook is whole on its own: `grade-class` exports
     // it and builds the export in a sandbox that shows nothing outside it.
     copy_tree(&repo().join("crates/labkit"), &root.join("crates/labkit"));
+    copy_tree(&repo().join("crates/graded"), &root.join("crates/graded"));
     write(&root.join("book.toml"), "[book]\n");
     write(&root.join("Cargo.toml"), &tiny_manifest());
     for lab in labs {
@@ -142,7 +143,7 @@ pub fn tiny_workbook(what: &str, labs: &[TinyLab<'_>]) -> PathBuf {
                  [lib]\nname = \"tiny{number}\"\npath = \"src/lib.rs\"\n\n\
                  [[bin]]\nname = \"lab{number}-{id}\"\npath = \"src/main.rs\"\n\n\
                  [[test]]\nname = \"graded\"\npath = \"../../tests/{number}_{id}.rs\"\nharness = false\n\n\
-                 [dependencies]\nlabkit.workspace = true\n"
+                 [dependencies]\nlabkit.workspace = true\n\n[dev-dependencies]\ngraded.workspace = true\n"
             ),
         );
         write(&dir.join("src/lib.rs"), lab.library);
@@ -156,7 +157,7 @@ pub fn tiny_workbook(what: &str, labs: &[TinyLab<'_>]) -> PathBuf {
         write(
             &root.join(format!("tests/{number}_{id}.rs")),
             &format!(
-                "#![allow(unused)]\nuse tiny{number} as lab;\nlabkit::graded_suite![{}];\n{}\n",
+                "#![allow(unused)]\nuse tiny{number} as lab;\ngraded::suite![{}];\n{}\n",
                 lab.names.join(", "),
                 lab.tests
             ),
@@ -190,9 +191,11 @@ fn tiny_manifest() -> String {
     for name in ["serde", "serde_json"] {
         dependencies.insert(name.into(), workspace["dependencies"][name].clone());
     }
-    let mut labkit = toml::Table::new();
-    labkit.insert("path".into(), "crates/labkit".into());
-    dependencies.insert("labkit".into(), labkit.into());
+    for kit in ["labkit", "graded"] {
+        let mut path = toml::Table::new();
+        path.insert("path".into(), format!("crates/{kit}").into());
+        dependencies.insert(kit.into(), path.into());
+    }
     let mut tiny = toml::Table::new();
     tiny.insert("resolver".into(), "3".into());
     tiny.insert("members".into(), vec!["labs/*".to_string()].into());

@@ -1,4 +1,4 @@
-//! The chapter's figures, written into `book/src/figures` by `cargo labs figures` (the
+//! The chapter's figures, written into `book/src/figures` by `cargo labs bless` (the
 //! gate checks they are current). Draw with `labkit::figure::Sequence` or `BarChart`;
 //! generated text (a timeline, a measured table) goes in a `.txt` or `.md` file.
 

@@ -1,24 +1,6 @@
-//! The learner's commands. Each one reads the lab's metadata, builds and runs what it
-//! needs as child processes with the lab's time limit, and prints for a person.
+//! The workbook as the CLI sees it: its root, its labs, its settings and the learner's
+//! progress. Every command starts from one.
 
-mod check;
-mod predict;
-mod run;
-mod status;
-mod tools;
-
-pub use check::{
-    LabEvidencePart, changed_published_files, check, fast_tmp, grade, grade_tree, graded_run,
-    print_grade, scan_learner_files, terminal_columns,
-};
-pub use predict::{predict, seal_only};
-pub use run::{observe, run};
-pub use status::{list, status};
-pub use tools::{
-    STALE_TOKEN_EXIT, STARTERS, book, figures, hint, published_starter, replay, reset,
-};
-
-use crate::compile::{self, Artifact, BuildEnv, BuildProblem};
 use crate::error::{Error, Result};
 use crate::meta::{Lab, Labs};
 use crate::predictions::{self, Predictions};
@@ -28,8 +10,6 @@ use crate::state_dir;
 use colored::Colorize;
 use std::path::{Path, PathBuf};
 
-/// The workbook as the CLI sees it: its root, its labs, its settings and the learner's
-/// progress.
 pub struct Workbook {
     pub root: PathBuf,
     pub labs: Labs,
@@ -52,6 +32,19 @@ impl Workbook {
 
     pub fn lab(&self, wanted: &str) -> Result<&Lab> {
         self.labs.find(wanted)
+    }
+
+    /// The labs named (numbers, ids or folders), or every lab when none is named.
+    pub fn chosen(&self, wanted: &[String]) -> Result<Vec<&Lab>> {
+        if wanted.is_empty() {
+            return Ok(self.labs.labs.iter().collect());
+        }
+        wanted.iter().map(|w| self.lab(w)).collect()
+    }
+
+    /// Where the learner's progress lives (`.labs/`).
+    pub fn state_dir(&self) -> &Path {
+        &self.state
     }
 
     pub fn progress(&self) -> Result<Progress> {
@@ -100,46 +93,5 @@ pub fn read_predictions(lab: &Lab) -> Result<Option<Predictions>> {
         Ok(text) => Ok(Some(predictions::parse(lab, &text)?)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::reading(&path, e)),
-    }
-}
-
-fn check_mark(ok: bool) -> colored::ColoredString {
-    if ok {
-        "✓".green().bold()
-    } else {
-        "✗".red().bold()
-    }
-}
-
-/// Builds `lab`'s own binary (observe, replay, figures) and returns its path.
-pub fn lab_binary(wb: &Workbook, lab: &Lab) -> Result<PathBuf> {
-    let limit = std::time::Duration::from_secs(wb.settings.limits.build_time_limit_secs);
-    let built = compile::build(
-        &wb.root,
-        &[&lab.meta.package],
-        Artifact::LabBinary,
-        &BuildEnv::default(),
-        limit,
-    )?;
-    built
-        .executable(&lab.meta.package)
-        .map(Path::to_path_buf)
-        .map_err(|problem| build_error(lab, problem))
-}
-
-/// A build problem, in words that name the lab and the way out.
-pub fn build_error(lab: &Lab, problem: BuildProblem) -> Error {
-    let n = &lab.meta.number;
-    match problem {
-        BuildProblem::DoesNotCompile(errors) => Error::lab(format!(
-            "lab {n} does not compile. The compiler said:\n{}",
-            crate::text::for_terminal(&crate::process::tail(&errors, 60))
-        )),
-        BuildProblem::TimedOut => Error::lab(format!(
-            "lab {n} did not build within the time limit; try again, or `cargo build -p {}` to see why",
-            lab.meta.package
-        )),
-        BuildProblem::Cancelled => Error::Interrupted,
-        BuildProblem::Failed(why) => Error::lab(format!("lab {n} could not be built: {why}")),
     }
 }

@@ -1,9 +1,11 @@
 //! Building labs with cargo, reading cargo's JSON messages: which package built which
 //! executable, and which package did not compile and why. A lab that does not compile is
-//! known from cargo's own report, never guessed from the wording of an error.
+//! known from cargo's own report, never guessed from the wording of an error; a build
+//! stopped by a cap (time, memory, disk) says which.
 
+use super::model::Cap;
 use crate::error::{Error, Result};
-use crate::process::{self, Ending, Job};
+use crate::process::{self, Ending, Job, Limits};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,8 +30,13 @@ pub struct BuildEnv<'a> {
     /// Extra environment for cargo.
     pub env: Vec<(String, String)>,
     /// Wraps the cargo command (a sandbox), when set.
-    pub wrap: Option<&'a dyn Fn(Command) -> Command>,
+    pub wrap: Option<&'a (dyn Fn(Command) -> Command + Sync)>,
     pub cancel: Option<&'a AtomicBool>,
+    /// Memory and file-size limits for cargo and every compiler it starts.
+    pub limits: Limits,
+    /// A folder that may not grow past this many bytes while the build runs (the build
+    /// folder of a class grading): past it, the build is stopped.
+    pub growth_cap: Option<(PathBuf, u64)>,
 }
 
 /// What one build produced.
@@ -39,12 +46,25 @@ pub struct Built {
     pub executables: BTreeMap<String, PathBuf>,
     /// Package name → the compiler's errors, as it rendered them.
     pub errors: BTreeMap<String, String>,
-    /// When cargo failed before compiling anything (a broken manifest, a missing crate).
+    /// When cargo failed and no package of ours has compiler errors: its last words.
     pub failure: Option<String>,
     pub ending: Option<Ending>,
+    /// The cap the build hit, when it hit one.
+    pub capped: Option<Cap>,
+    /// Package name → its executable's bytes right after the build, when they were
+    /// kept ([`Built::remember_executables`]): what every test is compared with.
+    pub originals: BTreeMap<String, Vec<u8>>,
 }
 
 impl Built {
+    /// Keeps every executable's bytes as they are now, so that a test that rewrites any
+    /// of them (unsandboxed, nothing else stops it) is caught before the next test runs.
+    pub fn remember_executables(&mut self) {
+        self.originals = (self.executables.iter())
+            .filter_map(|(package, exe)| Some((package.clone(), std::fs::read(exe).ok()?)))
+            .collect();
+    }
+
     /// The executable of `package`, or why there is none.
     pub fn executable(&self, package: &str) -> std::result::Result<&Path, BuildProblem> {
         if let Some(exe) = self.executables.get(package) {
@@ -53,14 +73,15 @@ impl Built {
         if let Some(errors) = self.errors.get(package) {
             return Err(BuildProblem::DoesNotCompile(errors.clone()));
         }
-        match self.ending {
-            Some(Ending::TimedOut) => Err(BuildProblem::TimedOut),
-            Some(Ending::Cancelled) => Err(BuildProblem::Cancelled),
-            _ => {
-                Err(BuildProblem::Failed(self.failure.clone().unwrap_or_else(
-                    || "cargo built no executable for it".into(),
-                )))
-            }
+        let why = || {
+            self.failure
+                .clone()
+                .unwrap_or_else(|| "cargo built no executable for it".into())
+        };
+        match (self.ending, self.capped) {
+            (Some(Ending::Cancelled), _) => Err(BuildProblem::Cancelled),
+            (_, Some(cap)) => Err(BuildProblem::Capped(cap, why())),
+            _ => Err(BuildProblem::Failed(why())),
         }
     }
 }
@@ -68,10 +89,46 @@ impl Built {
 /// Why a package has no executable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BuildProblem {
+    /// The compiler reported errors in the package's own code.
     DoesNotCompile(String),
-    TimedOut,
+    /// The build hit a cap; what cargo said.
+    Capped(Cap, String),
     Cancelled,
+    /// Anything else: cargo could not run, a dependency failed, the compiler crashed.
     Failed(String),
+}
+
+/// The cap a failed build hit, from how it ended and what it printed: the time limit,
+/// the folder's growth, an allocation that failed under the memory limit, a file that
+/// grew past the file-size limit (SIGXFSZ, signal 25).
+fn cap_hit(ending: Ending, stderr: &str) -> Option<Cap> {
+    let text = stderr.to_ascii_lowercase();
+    match ending {
+        Ending::TimedOut => Some(Cap::Time),
+        Ending::Watched => Some(Cap::Disk),
+        _ if text.contains("memory allocation of") || text.contains("out of memory") => {
+            Some(Cap::Memory)
+        }
+        _ if text.contains("signal: 25") || text.contains("file size limit exceeded") => {
+            Some(Cap::Disk)
+        }
+        _ => None,
+    }
+}
+
+/// The total size of the files under `dir` (what a build folder holds).
+pub fn folder_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.file_type() {
+            Ok(kind) if kind.is_dir() => folder_bytes(&entry.path()),
+            Ok(kind) if kind.is_file() => entry.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
 }
 
 #[derive(Deserialize)]
@@ -184,17 +241,28 @@ pub fn build(
         Some(wrap) => wrap(command),
         None => command,
     };
+    let grown = env.growth_cap.as_ref().map(|(dir, cap)| {
+        let before = folder_bytes(dir);
+        move || folder_bytes(dir).saturating_sub(before) > *cap
+    });
     let mut job = Job::new(command, time_limit);
     job.cancel = env.cancel;
+    job.limits = env.limits;
+    job.watch = grown.as_ref().map(|w| w as &(dyn Fn() -> bool + Sync));
     let finished = process::run(job, root)
         .map_err(|e| Error::io("cannot start cargo to build the labs", e))?;
     let mut built = read_messages(&finished.stdout, artifact);
     built.ending = Some(finished.ending);
-    if !finished.success() && built.errors.is_empty() {
-        built.failure = Some(process::tail(
-            &crate::text::strip_ansi(&finished.stderr),
-            25,
-        ));
+    if !finished.success() {
+        let stderr = crate::text::strip_ansi(&finished.stderr);
+        built.capped = cap_hit(finished.ending, &stderr);
+        built.failure = Some(match finished.ending {
+            Ending::TimedOut => {
+                format!("the build did not finish within {} s", time_limit.as_secs())
+            }
+            Ending::Watched => "the build folder grew past its cap".into(),
+            _ => process::tail(&stderr, 25),
+        });
     }
     // The compiler colours its messages; the CLI colours or strips them when it prints.
     Ok(built)

@@ -2,14 +2,33 @@
 //! arguments. Never loses what the file held: a changed file is backed up first, and each
 //! answer is saved as soon as it is given.
 
-use super::{Workbook, read_predictions};
+use super::{Command, Section};
 use crate::error::{Error, Result};
 use crate::meta::{Lab, item_id};
 use crate::predictions::{self, Answer};
+use crate::workbook::{Workbook, read_predictions};
 use crate::{backup, write_atomically};
 use colored::Colorize;
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
+
+pub const COMMAND: Command = Command {
+    name: "predict",
+    section: Section::Learner,
+    usage: "cargo labs predict N [--set ID=ANSWER …] [--seal]",
+    about: "record your predictions: at a prompt, or with --set from a script (`yes`, `no`, a letter, or `?`).\n--seal seals them as they are and shows nothing of the run (for a class that predicts,\nseals, discusses, then runs)",
+    run: |wb, mut args| {
+        let sets = args.values("--set")?;
+        let seal = args.flag("--seal");
+        let usage = args.usage();
+        let lab = wb.lab(&args.one()?)?;
+        match (seal, sets.is_empty()) {
+            (true, true) => seal_only(wb, lab),
+            (false, _) => predict(wb, lab, &sets),
+            (true, false) => Err(usage),
+        }
+    },
+};
 
 pub fn predict(_wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
     let path = lab.predictions_path();

@@ -1,8 +1,20 @@
-//! `cargo labs` (where you are) and `cargo labs list`.
+//! `cargo labs` (where you are).
 
-use super::{Workbook, read_predictions};
+use super::{Command, Section};
 use crate::error::Result;
+use crate::workbook::{Workbook, read_predictions};
 use colored::Colorize;
+
+pub const COMMAND: Command = Command {
+    name: "status",
+    section: Section::Learner,
+    usage: "cargo labs",
+    about: "where you are: progress per lab and the next step",
+    run: |wb, args| {
+        args.none()?;
+        status(wb)
+    },
+};
 
 /// `cargo labs`: progress per lab and the next step.
 pub fn status(wb: &Workbook) -> Result<()> {
@@ -90,27 +102,6 @@ pub fn status(wb: &Workbook) -> Result<()> {
     match next {
         Some(step) => println!("{} {step}", "Next:".bold()),
         None => println!("{}", "Every lab is graded green. Well done.".green().bold()),
-    }
-    Ok(())
-}
-
-/// `cargo labs list`.
-pub fn list(wb: &Workbook) -> Result<()> {
-    for lab in &wb.labs.labs {
-        println!(
-            "{}  {:<14} {:<45} {}",
-            lab.meta.number.bold(),
-            lab.meta.id,
-            lab.meta.title,
-            lab.meta.chapter
-        );
-    }
-    for broken in &wb.labs.broken {
-        println!(
-            "{}  cannot be used: {}",
-            broken.number().bold(),
-            broken.problem
-        );
     }
     Ok(())
 }

@@ -4,23 +4,38 @@
 //! Nothing is built or shown before the seal exists: `--anyway` seals the predictions as
 //! they are (even empty), so an answer given after the run counts as revised.
 
-use super::{Workbook, check_mark, lab_binary, read_predictions};
+use super::{Args, Command, Section};
 use crate::error::{Error, Result};
+use crate::lab_binary::{check_mark, lab_binary};
 use crate::meta::Lab;
 use crate::predictions::{self, Answer, Predictions, Seal};
 use crate::process::{self, Job};
 use crate::progress::{Progress, now_utc};
+use crate::workbook::{Workbook, read_predictions};
 use crate::write_atomically;
 use colored::Colorize;
 use labkit::Report;
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
-use std::process::Command;
+use std::process::Command as Process;
+
+pub const COMMAND: Command = Command {
+    name: "run",
+    section: Section::Learner,
+    usage: "cargo labs run N [--anyway] [--explain]",
+    about: "seal your predictions, then run the lab and compare: predicted against observed.\n--anyway seals them as they are, even unanswered; --explain explains every answer",
+    run: |wb, mut args: Args| {
+        let anyway = args.flag("--anyway");
+        let explain = args.flag("--explain");
+        let lab = wb.lab(&args.one()?)?;
+        run(wb, lab, anyway, explain)
+    },
+};
 
 /// Runs a lab's observe phase and returns its report.
 pub fn observe(wb: &Workbook, lab: &Lab) -> Result<Report> {
     let exe = lab_binary(wb, lab)?;
-    let mut command = Command::new(&exe);
+    let mut command = Process::new(&exe);
     command.args(["observe", "--json"]);
     let job = Job::new(command, wb.settings.time_limit(lab.meta.time_limit_secs));
     let finished = process::run(job, &wb.root).map_err(|e| Error::io("cannot start the lab", e))?;
@@ -55,7 +70,7 @@ fn confirm(question: &str) -> bool {
 
 /// Makes sure the predictions are sealed, and returns them as the file now has them.
 /// A seal already kept in the progress store wins: a deleted seal line is put back.
-pub(super) fn seal(lab: &Lab, progress: &Progress) -> Result<Predictions> {
+pub fn seal(lab: &Lab, progress: &Progress) -> Result<Predictions> {
     let path = lab.predictions_path();
     let text = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
     let parsed = predictions::parse(lab, &text)?;
