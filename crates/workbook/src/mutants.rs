@@ -1,6 +1,6 @@
 //! The catalogue of wrong solutions (teacher's edition only): per lab, under
-//! `solutions/NN-slug/mutants/<name>/`, the learner files with one conceptual mistake and
-//! a `mutant.toml`:
+//! `solutions/NN-slug/mutants/<name>/`, a `mutant.toml` that states one conceptual
+//! mistake and makes it as edits of the reference solution's learner files:
 //!
 //! ```toml
 //! misconception = "A lost response means the receiver did not apply the effect."
@@ -8,15 +8,26 @@
 //! rejected_by = ["no_effect_is_applied_twice_when_the_relay_crashes"]
 //! explains = ["applied it 2 times"]                # what the first failure must say
 //!
+//! [[edit]]                                         # one or more, see [`Edit`]
+//! file = "src/relay.rs"                            # a learner file, as in lab.toml
+//! find = '        mark_sent(intent);'              # the solution's text, found once
+//! replace = ''                                     # the mistaken text
+//!
 //! [signature]                                      # how the graded run fails
 //! fails = ["…", "…"]                               # every failing test, in suite order
 //! invariant = "no effect is applied twice"         # the first failure's invariant
 //! ```
 //!
-//! The gate (`crates/workbook/tests/mutants.rs`) proves every entry compiles, fails each
-//! test it names, and fails exactly as its signature says. `cargo labs check` names an
-//! entry's misconception when a learner's run fails with the same signature — a diagnosis
-//! every entry's mutant proves, shipped scrambled in the student edition's key.
+//! The gate (`crates/workbook/tests/mutants.rs`) applies the edits ([`learner_files`]),
+//! proves every entry compiles, fails each test it names, and fails exactly as its
+//! signature says; an edit that no longer applies to the solution is named there.
+//! `cargo labs check` names an entry's misconception when a learner's run fails with the
+//! same signature — a diagnosis every entry's mutant proves, shipped scrambled in the
+//! student edition's key.
+
+mod edits;
+
+pub use edits::{Edit, EditError, apply_edits, apply_to_files, first_line};
 
 use crate::meta::{Diagnosis, Lab, Signature};
 use crate::suite::SuiteRun;
@@ -34,6 +45,9 @@ pub struct MutantMeta {
     /// against the schedule it explains.
     #[serde(default)]
     pub explains: Vec<String>,
+    /// The mistake, as edits of the reference solution's learner files (`[[edit]]`).
+    #[serde(default, rename = "edit")]
+    pub edits: Vec<Edit>,
     #[serde(default)]
     pub signature: Signature,
 }
@@ -42,15 +56,20 @@ pub struct MutantMeta {
 #[derive(Clone, Debug)]
 pub struct Mutant {
     pub name: String,
-    /// Its folder: the learner files (same relative paths as in the lab) and mutant.toml.
+    /// Its folder, which holds its mutant.toml.
     pub dir: PathBuf,
     pub meta: MutantMeta,
 }
 
-/// The catalogue folder of a lab: `solutions/<slug>/mutants` beside `labs/<slug>`.
-pub fn catalogue_dir(lab: &Lab) -> Option<PathBuf> {
+/// The reference solution of a lab: `solutions/<slug>` beside `labs/<slug>`.
+pub fn solution_dir(lab: &Lab) -> Option<PathBuf> {
     let root = lab.dir.parent()?.parent()?;
-    Some(root.join("solutions").join(lab.slug()).join("mutants"))
+    Some(root.join("solutions").join(lab.slug()))
+}
+
+/// The catalogue folder of a lab: `solutions/<slug>/mutants`.
+pub fn catalogue_dir(lab: &Lab) -> Option<PathBuf> {
+    Some(solution_dir(lab)?.join("mutants"))
 }
 
 /// The lab's catalogue, sorted by name (empty when there is none, as in the student
@@ -144,13 +163,52 @@ pub fn diagnose<'a>(lab: &'a Lab, run: &SuiteRun) -> Vec<&'a Diagnosis> {
     found
 }
 
-/// The learner files of `mutant` for `lab`, as (relative path in the lab, absolute path).
-pub fn learner_files(lab: &Lab, mutant: &Mutant) -> Vec<(String, PathBuf)> {
-    lab.meta
-        .learner_files
-        .iter()
-        .map(|f| (f.clone(), mutant.dir.join(f)))
-        .collect()
+/// Why one entry of a lab's catalogue cannot be written: its edits do not apply.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("lab {lab} mutant `{entry}`: {problem}")]
+pub struct EntryError {
+    pub lab: String,
+    pub entry: String,
+    pub problem: Box<EditError>,
+}
+
+/// The learner files of `mutant`, as (path relative to the lab's folder, text): the
+/// reference solution's, with the entry's edits applied.
+pub fn learner_files(lab: &Lab, mutant: &Mutant) -> Result<Vec<(String, String)>, EntryError> {
+    let solution = solution_dir(lab);
+    let read = |file: &str| {
+        let path = solution
+            .as_ref()
+            .ok_or_else(|| format!("{} has no workbook around it", lab.dir.display()))?
+            .join(file);
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok((text, format!("solutions/{}/{file}", lab.slug())))
+    };
+    apply_to_files(&lab.meta.learner_files, &mutant.meta.edits, read).map_err(|problem| {
+        EntryError {
+            lab: lab.meta.number.clone(),
+            entry: mutant.name.clone(),
+            problem: Box::new(problem),
+        }
+    })
+}
+
+/// `text` (a mutant.toml) with its `[signature]` table, the last of the file, replaced by
+/// `signature`: what `BLESS=1` writes, leaving the rest as it was written.
+pub fn with_signature(text: &str, signature: &Signature) -> String {
+    let kept = match text.rfind("\n[signature]\n") {
+        Some(at) => &text[..=at],
+        None if text.starts_with("[signature]\n") => "",
+        None => text,
+    };
+    let mut out = kept.to_string();
+    if !out.is_empty() && !out.ends_with("\n\n") {
+        out.push_str(if out.ends_with('\n') { "\n" } else { "\n\n" });
+    }
+    out.push_str("[signature]\n");
+    out.push_str(&toml::to_string(signature).unwrap_or_default());
+    out
 }
 
 /// The book page a section pointer names, for messages: `book/src/01-outbox.md#…`.
@@ -207,5 +265,38 @@ mod tests {
             ..SuiteRun::default()
         };
         assert_eq!(signature(&green).fails, Vec::<String>::new());
+    }
+
+    const ENTRY: &str = "misconception = \"m\"\nsection = \"01-outbox.md#s\"\nrejected_by = [\"t\"]\n\n[[edit]]\nfile = \"src/relay.rs\"\nfind = '''\n    mark_sent();\n'''\nreplace = ''\n\n[signature]\nfails = [\"t\"]\n";
+
+    #[test]
+    fn an_entry_reads_its_edits() {
+        let meta: MutantMeta = toml::from_str(ENTRY).unwrap();
+        assert_eq!(
+            meta.edits,
+            vec![Edit {
+                file: "src/relay.rs".into(),
+                find: "    mark_sent();\n".into(),
+                replace: String::new(),
+            }]
+        );
+        assert_eq!(meta.signature.fails, vec!["t".to_string()]);
+    }
+
+    #[test]
+    fn blessing_rewrites_the_signature_and_nothing_else() {
+        let seen = Signature {
+            fails: vec!["t".into(), "u".into()],
+            invariant: Some("i".into()),
+        };
+        let blessed = with_signature(ENTRY, &seen);
+        let (kept, _) = ENTRY.split_once("[signature]").unwrap();
+        assert!(blessed.starts_with(kept), "{blessed}");
+        let meta: MutantMeta = toml::from_str(&blessed).unwrap();
+        assert_eq!(meta.signature, seen);
+        assert_eq!(with_signature(&blessed, &seen), blessed);
+        let unsigned = kept.trim_end();
+        let signed: MutantMeta = toml::from_str(&with_signature(unsigned, &seen)).unwrap();
+        assert_eq!(signed.signature, seen);
     }
 }
