@@ -229,8 +229,11 @@ fn graded_runs(dir: &Path, lab: &Lab, mutants: &[Mutant]) -> Vec<(String, SuiteR
     let mut packages = vec![lab.meta.solution_package.clone(), lab.meta.package.clone()];
     for mutant in mutants {
         let package = catalogue::package_name(lab, mutant);
-        let problems = catalogue::write_package(lab, mutant, &dir.join("mutants").join(&package));
-        report("every entry has the learner's files", problems);
+        let written = catalogue::write_package(lab, mutant, &dir.join("mutants").join(&package));
+        report(
+            "every entry's edits apply",
+            written.err().into_iter().collect(),
+        );
         packages.push(package);
     }
     let names: Vec<&str> = packages.iter().map(String::as_str).collect();
