@@ -352,7 +352,7 @@ fn dispatch(args: &[String]) -> Result<()> {
                 }
                 let number = slug.get(..2).unwrap_or(slug);
                 println!(
-                    "\nNext: `cargo test -p solution{slug} --test graded` passes, `cargo labs check {slug}` fails one test.\nThen replace the placeholder scenario with the lab's own (see CONTRIBUTING.md), re-publish the hashes\nthe gate names, and grow the catalogue to eight wrong solutions\n(`LABS_ONLY={number} cargo test -p workbook --test mutants`)."
+                    "\nNext: `cargo test -p solution{slug} --test graded` passes, `cargo labs check {slug}` fails one test.\nThen replace the placeholder scenario with the lab's own (see CONTRIBUTING.md), re-publish the hashes\nthe gate names, and grow the catalogue to eight wrong solutions, each a mutant.toml whose [[edit]]s\nmake one mistake in the solution (solutions/{slug}/mutants/; `LABS_ONLY={number} cargo test -p workbook --test mutants`)."
                 );
                 Ok(())
             }

@@ -118,7 +118,6 @@ fn files_are_laid_out_and_formatted(dir: &Path) {
         "solutions/11-retried-writes/src/lib.rs",
         "solutions/11-retried-writes/src/receiver.rs",
         "solutions/11-retried-writes/mutants/identity-by-amount/mutant.toml",
-        "solutions/11-retried-writes/mutants/identity-by-amount/src/receiver.rs",
         "tests/11_retried_writes.rs",
         "book/src/11-retried-writes.md",
         "book/src/predictions/11-retried-writes.md",
