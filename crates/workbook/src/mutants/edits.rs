@@ -39,12 +39,16 @@ pub struct Edit {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {
     #[error(
-        "its edit of {file} no longer applies: its find `{find}` is not in {reference}; make the edit again against the solution as it is now"
+        "its edit of {file} no longer applies: its find `{find}` is not in {reference}{}; make the edit again against the solution as it is now",
+        gone.as_ref().map(|line| format!(" (its line `{line}` is nowhere in it)")).unwrap_or_default()
     )]
     NotFound {
         file: String,
         find: String,
         reference: String,
+        /// The find's first non-blank line that the reference does not have at all, when
+        /// it is not the first: what changed under the edit.
+        gone: Option<String>,
     },
     #[error(
         "its edit of {file} is ambiguous: its find `{find}` occurs {count} times in {reference}; give it enough context to occur once"
@@ -81,6 +85,17 @@ pub fn first_line(find: &str) -> String {
         .to_string()
 }
 
+/// The first non-blank line of `find` (trimmed) that `reference` does not contain, unless
+/// it is the first: the first is named anyway.
+fn gone_line(reference: &str, find: &str) -> Option<String> {
+    let mut lines = find.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next()?;
+    if !reference.contains(first) {
+        return None;
+    }
+    lines.find(|l| !reference.contains(l)).map(str::to_string)
+}
+
 /// Where `find` starts in `text`, every occurrence, overlapping ones included.
 fn occurrences(text: &str, find: &str) -> Vec<usize> {
     let mut found = Vec::new();
@@ -107,6 +122,7 @@ fn locate(reference: &str, name: &str, edit: &Edit) -> Result<usize, EditError> 
             file: edit.file.clone(),
             find: first_line(&edit.find),
             reference: name.to_string(),
+            gone: gone_line(reference, &edit.find),
         }),
         ref many => Err(EditError::Ambiguous {
             file: edit.file.clone(),
@@ -213,10 +229,20 @@ mod tests {
                 file: "src/relay.rs".into(),
                 find: "deliver_once();".into(),
                 reference: "solutions/01-outbox/src/relay.rs".into(),
+                gone: None,
             }
         );
         let message = refused.to_string();
         assert!(message.contains("src/relay.rs") && message.contains("`deliver_once();`"));
+        // A find named by a line that is still there also names the line that is gone.
+        let moved = edit("src/relay.rs", "fn relay() {\n    deliver_once();\n", "");
+        let refused = apply_edits(RELAY, "relay.rs", &[&moved]).unwrap_err();
+        assert!(
+            refused.to_string().contains(
+                "`fn relay() {` is not in relay.rs (its line `deliver_once();` is nowhere in it)"
+            ),
+            "{refused}"
+        );
     }
 
     #[test]
