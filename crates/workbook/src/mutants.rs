@@ -1,22 +1,32 @@
 //! The catalogue of wrong solutions (teacher's edition only): per lab, under
-//! `solutions/NN-slug/mutants/<name>/`, the learner files with one conceptual mistake and
-//! a `mutant.toml`:
+//! `solutions/NN-slug/mutants/<name>/`, a `mutant.toml` that states one conceptual
+//! mistake and makes it as edits of the reference solution's learner files:
 //!
 //! ```toml
 //! misconception = "A lost response means the receiver did not apply the effect."
 //! section = "01-outbox.md#what-the-run-shows"     # where the chapter teaches it
 //! rejected_by = ["no_effect_is_applied_twice_when_the_relay_crashes"]
 //! explains = ["applied it 2 times"]                # what the first failure must say
+//! # How the graded run fails: every failing test, in suite order, and the first
+//! # failure's invariant (blessed, not written by hand).
+//! signature = { fails = ["…"], invariant = "no effect is applied twice" }
 //!
-//! [signature]                                      # how the graded run fails
-//! fails = ["…", "…"]                               # every failing test, in suite order
-//! invariant = "no effect is applied twice"         # the first failure's invariant
+//! [[edit]]                                         # one or more, see [`Edit`]
+//! file = "src/relay.rs"                            # only when the lab has several
+//! find = '        mark_sent(intent);'              # the solution's text, found once
+//! replace = ''                                     # the mistaken text
 //! ```
 //!
-//! The gate (`crates/workbook/tests/mutants.rs`) proves every entry compiles, fails each
-//! test it names, and fails exactly as its signature says. `cargo labs check` names an
-//! entry's misconception when a learner's run fails with the same signature — a diagnosis
-//! every entry's mutant proves, shipped scrambled in the student edition's key.
+//! The gate (`crates/workbook/tests/mutants.rs`) applies the edits ([`learner_files`]),
+//! proves every entry compiles, fails each test it names, and fails exactly as its
+//! signature says; an edit that no longer applies to the solution is named there.
+//! `cargo labs check` names an entry's misconception when a learner's run fails with the
+//! same signature — a diagnosis every entry's mutant proves, shipped scrambled in the
+//! student edition's key.
+
+mod edits;
+
+pub use edits::{Edit, EditError, apply_edits, apply_to_files, first_line};
 
 use crate::grade::SuiteRun;
 use crate::meta::{Diagnosis, Lab, Signature};
@@ -34,6 +44,9 @@ pub struct MutantMeta {
     /// against the schedule it explains.
     #[serde(default)]
     pub explains: Vec<String>,
+    /// The mistake, as edits of the reference solution's learner files (`[[edit]]`).
+    #[serde(default, rename = "edit")]
+    pub edits: Vec<Edit>,
     #[serde(default)]
     pub signature: Signature,
 }
@@ -42,15 +55,20 @@ pub struct MutantMeta {
 #[derive(Clone, Debug)]
 pub struct Mutant {
     pub name: String,
-    /// Its folder: the learner files (same relative paths as in the lab) and mutant.toml.
+    /// Its folder, which holds its mutant.toml.
     pub dir: PathBuf,
     pub meta: MutantMeta,
 }
 
-/// The catalogue folder of a lab: `solutions/<slug>/mutants` beside `labs/<slug>`.
-pub fn catalogue_dir(lab: &Lab) -> Option<PathBuf> {
+/// The reference solution of a lab: `solutions/<slug>` beside `labs/<slug>`.
+pub fn solution_dir(lab: &Lab) -> Option<PathBuf> {
     let root = lab.dir.parent()?.parent()?;
-    Some(root.join("solutions").join(lab.slug()).join("mutants"))
+    Some(root.join("solutions").join(lab.slug()))
+}
+
+/// The catalogue folder of a lab: `solutions/<slug>/mutants`.
+pub fn catalogue_dir(lab: &Lab) -> Option<PathBuf> {
+    Some(solution_dir(lab)?.join("mutants"))
 }
 
 /// The lab's catalogue, sorted by name (empty when there is none, as in the student
@@ -144,13 +162,68 @@ pub fn diagnose<'a>(lab: &'a Lab, run: &SuiteRun) -> Vec<&'a Diagnosis> {
     found
 }
 
-/// The learner files of `mutant` for `lab`, as (relative path in the lab, absolute path).
-pub fn learner_files(lab: &Lab, mutant: &Mutant) -> Vec<(String, PathBuf)> {
-    lab.meta
-        .learner_files
-        .iter()
-        .map(|f| (f.clone(), mutant.dir.join(f)))
-        .collect()
+/// Why one entry of a lab's catalogue cannot be written: its edits do not apply.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("lab {lab} mutant `{entry}`: {problem}")]
+pub struct EntryError {
+    pub lab: String,
+    pub entry: String,
+    pub problem: Box<EditError>,
+}
+
+/// The learner files of `mutant`, as (path relative to the lab's folder, text): the
+/// reference solution's, with the entry's edits applied.
+pub fn learner_files(lab: &Lab, mutant: &Mutant) -> Result<Vec<(String, String)>, EntryError> {
+    let solution = solution_dir(lab);
+    let read = |file: &str| {
+        let path = solution
+            .as_ref()
+            .ok_or_else(|| format!("{} has no workbook around it", lab.dir.display()))?
+            .join(file);
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok((text, format!("solutions/{}/{file}", lab.slug())))
+    };
+    apply_to_files(&lab.meta.learner_files, &mutant.meta.edits, read).map_err(|problem| {
+        EntryError {
+            lab: lab.meta.number.clone(),
+            entry: mutant.name.clone(),
+            problem: Box::new(problem),
+        }
+    })
+}
+
+/// `signature` as a TOML inline table, on one line.
+fn inline(signature: &Signature) -> String {
+    let quoted = |text: &str| toml::Value::String(text.to_string()).to_string();
+    let fails: Vec<String> = signature.fails.iter().map(|f| quoted(f)).collect();
+    match &signature.invariant {
+        Some(invariant) => format!(
+            "{{ fails = [{}], invariant = {} }}",
+            fails.join(", "),
+            quoted(invariant)
+        ),
+        None => format!("{{ fails = [{}] }}", fails.join(", ")),
+    }
+}
+
+/// `text` (a mutant.toml) with its signature replaced by `signature`: what `BLESS=1`
+/// writes, on the `signature = { … }` line that ends the entry's head, leaving the rest
+/// as it was written.
+pub fn with_signature(text: &str, signature: &Signature) -> String {
+    let line = format!("signature = {}", inline(signature));
+    // An entry written before the signature moved to the head kept it as a last table.
+    let text = text.rfind("\n[signature]\n").map_or(text, |at| &text[..at]);
+    let head_end = text.find("\n[[edit]]").map_or(text.len(), |i| i + 1);
+    let (head, edits) = text.split_at(head_end);
+    let mut head: Vec<&str> = (head.lines())
+        .filter(|l| !l.starts_with("signature = ") && !l.is_empty())
+        .collect();
+    head.push(&line);
+    format!("{}\n\n{}", head.join("\n"), edits.trim_start_matches('\n'))
+        .trim_end()
+        .to_string()
+        + "\n"
 }
 
 /// The book page a section pointer names, for messages: `book/src/01-outbox.md#…`.
@@ -211,5 +284,43 @@ mod tests {
             ..SuiteRun::default()
         };
         assert_eq!(signature(&green).fails, Vec::<String>::new());
+    }
+
+    const ENTRY: &str = "misconception = \"m\"\nsection = \"01-outbox.md#s\"\nrejected_by = [\"t\"]\nsignature = { fails = [\"t\"] }\n\n[[edit]]\nfile = \"src/relay.rs\"\nfind = '''\n    mark_sent();\n'''\nreplace = ''\n";
+
+    #[test]
+    fn an_entry_reads_its_edits() {
+        let meta: MutantMeta = toml::from_str(ENTRY).unwrap();
+        assert_eq!(
+            meta.edits,
+            vec![Edit {
+                file: Some("src/relay.rs".into()),
+                find: "    mark_sent();\n".into(),
+                replace: String::new(),
+            }]
+        );
+        assert_eq!(meta.signature.fails, vec!["t".to_string()]);
+    }
+
+    #[test]
+    fn blessing_rewrites_the_signature_and_nothing_else() {
+        let seen = Signature {
+            fails: vec!["t".into(), "u".into()],
+            invariant: Some("i".into()),
+        };
+        let blessed = with_signature(ENTRY, &seen);
+        let (before, after) = ENTRY.split_once("signature = ").unwrap();
+        assert!(blessed.starts_with(before), "{blessed}");
+        assert!(blessed.ends_with(after.split_once('\n').unwrap().1), "{blessed}");
+        assert!(blessed.contains("signature = { fails = [\"t\", \"u\"], invariant = \"i\" }\n"));
+        let meta: MutantMeta = toml::from_str(&blessed).unwrap();
+        assert_eq!(meta.signature, seen);
+        assert_eq!(with_signature(&blessed, &seen), blessed);
+        let unsigned = ENTRY.replace("signature = { fails = [\"t\"] }\n", "");
+        let signed: MutantMeta = toml::from_str(&with_signature(&unsigned, &seen)).unwrap();
+        assert_eq!(signed.signature, seen);
+        // The old form, a last [signature] table, is moved to the head.
+        let old = format!("{unsigned}\n[signature]\nfails = [\"t\"]\n");
+        assert_eq!(with_signature(&old, &seen), blessed);
     }
 }

@@ -11,6 +11,8 @@
 //! `book/src/99-template.md` and its figure). Every relative path in it (the solution's
 //! `#[path]`s, the manifests' suite, the chapter's includes) is therefore right both
 //! there and in the new lab, and only names change: [`substitutions`] lists them. The
+//! catalogue's entries are mutant.toml files whose `[[edit]]`s apply to the solution's
+//! `receiver.rs`; their names are filled as the solution's are, so they still apply. The
 //! template lab and its solution are workspace members, so rustfmt, clippy,
 //! rust-analyzer and the root `cargo test` see them as the code they are.
 //!
@@ -61,9 +63,7 @@ pub const TEMPLATES: &[Template] = templates![
     filled "solutions/99-template/src/lib.rs",
     filled "solutions/99-template/src/receiver.rs",
     filled "solutions/99-template/mutants/identity-by-amount/mutant.toml",
-    filled "solutions/99-template/mutants/identity-by-amount/src/receiver.rs",
     filled "solutions/99-template/mutants/lost-response-means-not-applied/mutant.toml",
-    filled "solutions/99-template/mutants/lost-response-means-not-applied/src/receiver.rs",
     filled "tests/99_template.rs",
     filled "book/src/99-template.md",
     verbatim "book/src/figures/99-template-lost-response.svg",
@@ -639,6 +639,28 @@ mod tests {
                 "tests/05_retried_writes.rs",
             ]
         );
+    }
+
+    #[test]
+    #[cfg(scaffold_templates)]
+    fn the_new_catalogue_is_edits_that_apply_to_the_new_solution() {
+        let files = files(&names());
+        let text = |path: &str| files.iter().find(|(p, _)| p == path).map(|(_, t)| t);
+        let solution = text("solutions/05-retried-writes/src/receiver.rs").unwrap();
+        let entries: Vec<&(String, String)> = files
+            .iter()
+            .filter(|(p, _)| p.starts_with("solutions/05-retried-writes/mutants/"))
+            .collect();
+        assert_eq!(entries.len(), 2, "two entries, each its mutant.toml alone");
+        for (path, toml_text) in entries {
+            let meta: crate::mutants::MutantMeta = toml::from_str(toml_text).unwrap();
+            let edits: Vec<&crate::mutants::Edit> = meta.edits.iter().collect();
+            assert!(!edits.is_empty(), "{path} has edits");
+            assert!(edits.iter().all(|e| e.file.as_deref().is_none_or(|f| f == "src/receiver.rs")), "{path}");
+            let applied = crate::mutants::apply_edits(solution, "receiver.rs", &edits)
+                .unwrap_or_else(|problem| panic!("{path}: {problem}"));
+            assert_ne!(&applied, solution, "{path} changes the solution");
+        }
     }
 
     #[test]

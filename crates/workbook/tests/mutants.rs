@@ -4,8 +4,10 @@
 //! `cargo labs check` diagnoses it by). `BLESS=1` records the signatures the runs show.
 //!
 //! Every entry becomes a package of a scratch workspace under `target/mutants`: the lab's
-//! own modules, the entry's learner files in place of the learner's, and the lab's graded
-//! suite; all of them are built in one cargo run that shares the workspace's build folder.
+//! own modules, the reference solution's learner files with the entry's `[[edit]]`s
+//! applied in place of the learner's, and the lab's graded suite; all of them are built in
+//! one cargo run that shares the workspace's build folder. An entry whose edit no longer
+//! applies to the solution is not built: the gate names it, its file and its edit.
 //! How an entry is built and judged is in common/catalogue.rs, which the scaffold's test
 //! applies to a new lab's catalogue too.
 
@@ -18,7 +20,7 @@ use std::path::Path;
 use workbook::grade::LabRun;
 use workbook::grade::run::{GradedSuite, RunEnv, build_suites, run_built};
 use workbook::meta::Lab;
-use workbook::mutants::{Mutant, catalogue};
+use workbook::mutants::{Edit, Mutant, MutantMeta, catalogue, with_signature};
 use workbook::settings::Settings;
 
 /// The least number of entries each lab's catalogue must have.
@@ -80,8 +82,10 @@ fn every_wrong_solution_in_the_catalogue_is_rejected_by_the_tests_it_names() {
         }
         for mutant in found {
             let dir = ws.join("m").join(package_name(&lab, &mutant));
-            problems.extend(write_package(&lab, &mutant, &dir));
-            entries.push((lab.clone(), mutant));
+            match write_package(&lab, &mutant, &dir) {
+                Ok(()) => entries.push((lab.clone(), mutant)),
+                Err(problem) => problems.push(problem),
+            }
         }
     }
     println!("catalogue: {counts:?}, {} entries in all", entries.len());
@@ -149,13 +153,48 @@ fn every_wrong_solution_in_the_catalogue_is_rejected_by_the_tests_it_names() {
         match mismatch {
             Some(_) if bless => {
                 let path = mutant.dir.join("mutant.toml");
-                let mut meta = mutant.meta.clone();
-                meta.signature = seen;
-                std::fs::write(&path, toml::to_string(&meta).unwrap()).unwrap();
+                let text = std::fs::read_to_string(&path).unwrap();
+                std::fs::write(&path, with_signature(&text, &seen)).unwrap();
             }
             Some(mismatch) => problems.push(mismatch),
             None => {}
         }
     }
     assert!(problems.is_empty(), "\n{}\n", problems.join("\n\n"));
+}
+
+/// An entry whose edit no longer applies to its solution (a refactor moved the text it
+/// finds) is not built, and the gate says which entry, which file and which edit.
+#[test]
+fn an_entry_whose_edit_no_longer_applies_is_named() {
+    let lab = labs().into_iter().next().expect("a lab");
+    let file = lab.meta.learner_files[0].clone();
+    let stale = Mutant {
+        name: "stale-edit".into(),
+        dir: repo().join("target/mutants-stale/stale-edit"),
+        meta: MutantMeta {
+            misconception: "m".into(),
+            section: "s".into(),
+            rejected_by: Vec::new(),
+            explains: Vec::new(),
+            edits: vec![Edit {
+                file: file.clone(),
+                find: "\n    text the solution no longer has();\n".into(),
+                replace: String::new(),
+            }],
+            signature: Default::default(),
+        },
+    };
+    let dir = repo().join("target/mutants-stale/package");
+    let _ = std::fs::remove_dir_all(&dir);
+    let refused = write_package(&lab, &stale, &dir).unwrap_err();
+    for named in [
+        format!("lab {} mutant `stale-edit`", lab.meta.number),
+        format!("edit of {file}"),
+        "`text the solution no longer has();`".to_string(),
+        format!("solutions/{}/{file}", lab.slug()),
+    ] {
+        assert!(refused.contains(&named), "{named}: {refused}");
+    }
+    assert!(!dir.exists(), "nothing of the entry is written");
 }

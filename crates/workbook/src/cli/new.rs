@@ -18,7 +18,8 @@ pub const COMMAND: Command = Command {
             "\nNext: `cargo test -p solution{slug} --test graded` passes, `cargo labs check {slug}` fails one test.\n\
              Then replace the placeholder scenario with the lab's own (see CONTRIBUTING.md), run\n\
              `cargo labs bless {number}` to publish what the gate derives, and grow the catalogue to eight wrong\n\
-             solutions (`LABS_ONLY={number} cargo test -p workbook --test mutants`)."
+             solutions, each a mutant.toml whose [[edit]]s make one mistake in the solution\n\
+             (solutions/{slug}/mutants/; `LABS_ONLY={number} cargo test -p workbook --test mutants`)."
         );
         Ok(())
     },

@@ -1,13 +1,14 @@
 //! How the catalogue gate (tests/mutants.rs) builds and judges a wrong solution, for any
 //! lab in any workbook: each entry becomes a package of a scratch workspace (the lab's
-//! own modules, the entry's learner files in place of the learner's, the lab's graded
-//! suite), and its graded run must fail every test it names, on an invariant, saying
-//! what its `explains` says, with the signature its mutant.toml records.
+//! own modules, the reference solution's learner files with the entry's edits applied in
+//! place of the learner's, the lab's graded suite), and its graded run must fail every
+//! test it names, on an invariant, saying what its `explains` says, with the signature
+//! its mutant.toml records.
 
 use std::path::Path;
 use workbook::grade::{SuiteRun, TestOutcome};
 use workbook::meta::{Lab, Signature};
-use workbook::mutants::{Mutant, signature};
+use workbook::mutants::{Mutant, learner_files, signature};
 
 fn absolute(path: &Path) -> String {
     path.display().to_string()
@@ -50,9 +51,9 @@ pub fn package_manifest(lab: &Lab, package: &str) -> String {
     toml::to_string(&manifest).unwrap()
 }
 
-/// The lab's lib.rs with every module pointed at its file: the entry's for a learner file,
-/// the lab's for everything else.
-pub fn library(lab: &Lab, mutant: &Mutant) -> String {
+/// The lab's lib.rs with every module pointed at its file: the package's own (in `dir`)
+/// for a learner file, the lab's for everything else.
+pub fn library(lab: &Lab, dir: &Path) -> String {
     let lib = std::fs::read_to_string(lab.dir.join("src/lib.rs")).unwrap();
     let mut out = String::new();
     for line in lib.lines() {
@@ -64,7 +65,7 @@ pub fn library(lab: &Lab, mutant: &Mutant) -> String {
         if let Some(module) = module {
             let file = format!("src/{module}.rs");
             let path = if lab.meta.learner_files.contains(&file) {
-                mutant.dir.join(&file)
+                dir.join(&file)
             } else if lab.dir.join(&file).is_file() {
                 lab.dir.join(&file)
             } else {
@@ -78,18 +79,18 @@ pub fn library(lab: &Lab, mutant: &Mutant) -> String {
     out
 }
 
-/// Writes the package of one entry into `dir`; the problems of an entry that lacks a
-/// learner file.
-pub fn write_package(lab: &Lab, mutant: &Mutant, dir: &Path) -> Vec<String> {
+/// Writes the package of one entry into `dir`: its learner files are the reference
+/// solution's with the entry's edits applied. Writes nothing, and says which entry and
+/// which edit, when an edit no longer applies.
+pub fn write_package(lab: &Lab, mutant: &Mutant, dir: &Path) -> Result<(), String> {
+    let files = learner_files(lab, mutant).map_err(|e| e.to_string())?;
     let package = package_name(lab, mutant);
     super::write(&dir.join("Cargo.toml"), &package_manifest(lab, &package));
-    super::write(&dir.join("src/lib.rs"), &library(lab, mutant));
-    lab.meta
-        .learner_files
-        .iter()
-        .filter(|file| !mutant.dir.join(file).is_file())
-        .map(|file| format!("lab {} mutant {}: no {file}", lab.meta.number, mutant.name))
-        .collect()
+    super::write(&dir.join("src/lib.rs"), &library(lab, dir));
+    for (file, text) in files {
+        super::write(&dir.join(file), &text);
+    }
+    Ok(())
 }
 
 /// What is wrong with the graded `run` of one entry (`label` names it), its signature
