@@ -311,7 +311,10 @@ mod tests {
         let blessed = with_signature(ENTRY, &seen);
         let (before, after) = ENTRY.split_once("signature = ").unwrap();
         assert!(blessed.starts_with(before), "{blessed}");
-        assert!(blessed.ends_with(after.split_once('\n').unwrap().1), "{blessed}");
+        assert!(
+            blessed.ends_with(after.split_once('\n').unwrap().1),
+            "{blessed}"
+        );
         assert!(blessed.contains("signature = { fails = [\"t\", \"u\"], invariant = \"i\" }\n"));
         let meta: MutantMeta = toml::from_str(&blessed).unwrap();
         assert_eq!(meta.signature, seen);

@@ -656,7 +656,12 @@ mod tests {
             let meta: crate::mutants::MutantMeta = toml::from_str(toml_text).unwrap();
             let edits: Vec<&crate::mutants::Edit> = meta.edits.iter().collect();
             assert!(!edits.is_empty(), "{path} has edits");
-            assert!(edits.iter().all(|e| e.file.as_deref().is_none_or(|f| f == "src/receiver.rs")), "{path}");
+            assert!(
+                edits
+                    .iter()
+                    .all(|e| e.file.as_deref().is_none_or(|f| f == "src/receiver.rs")),
+                "{path}"
+            );
             let applied = crate::mutants::apply_edits(solution, "receiver.rs", &edits)
                 .unwrap_or_else(|problem| panic!("{path}: {problem}"));
             assert_ne!(&applied, solution, "{path} changes the solution");

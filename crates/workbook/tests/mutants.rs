@@ -178,7 +178,7 @@ fn an_entry_whose_edit_no_longer_applies_is_named() {
             rejected_by: Vec::new(),
             explains: Vec::new(),
             edits: vec![Edit {
-                file: file.clone(),
+                file: Some(file.clone()),
                 find: "\n    text the solution no longer has();\n".into(),
                 replace: String::new(),
             }],
