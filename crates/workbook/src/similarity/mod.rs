@@ -128,9 +128,7 @@ pub fn every_pair(
     references: &[Document],
     settings: &Settings,
 ) -> Vec<Pair> {
-    let starter: BTreeSet<u64> = winnow::kgram_hashes(&tokens::read(starter).codes, settings.k)
-        .into_iter()
-        .collect();
+    let starter = starter_kgrams(starter, settings.k);
     let submissions = prepare(submissions, &starter, settings);
     let references = prepare(references, &starter, settings);
     let mut found = Vec::new();
@@ -147,14 +145,33 @@ pub fn every_pair(
     found
 }
 
+/// The lines of `text` that hold tokens outside every stretch of the starter: what its
+/// author wrote. A measure of how much of a file is a learner's own, and what the regions
+/// of a pair of complete copies should cover.
+pub fn own_lines(text: &str, starter: &str, settings: &Settings) -> Vec<Lines> {
+    let starter = starter_kgrams(starter, settings.k);
+    let document = Document::new("", "", text);
+    let prepared = fingerprint(&document, &starter, settings);
+    let own: Vec<bool> = prepared.starter_tokens.iter().map(|s| !s).collect();
+    merged_lines(&own, &prepared.lines)
+}
+
+fn starter_kgrams(starter: &str, k: usize) -> BTreeSet<u64> {
+    let read = tokens::read(starter);
+    (winnow::kgram_hashes(&read.codes, &read.items, k).into_iter())
+        .flatten()
+        .collect()
+}
+
 /// A document read and fingerprinted.
 struct Prepared<'a> {
     document: &'a Document,
     lines: Vec<usize>,
     /// Its winnowed hashes, the starter's left out.
     fingerprints: BTreeSet<u64>,
-    /// The document's k-grams, and the set of those the starter does not hold.
-    hashes: Vec<u64>,
+    /// The document's k-grams (`None` across two items), and the set of those the
+    /// starter does not hold.
+    hashes: Vec<Option<u64>>,
     own: BTreeSet<u64>,
     /// The tokens inside a stretch of the starter: they are never counted as matched,
     /// even where a matched k-gram that runs into the learner's code covers them.
@@ -180,22 +197,23 @@ fn fingerprint<'a>(
     settings: &Settings,
 ) -> Prepared<'a> {
     let read = tokens::read(&document.text);
-    let hashes = winnow::kgram_hashes(&read.codes, settings.k);
+    let hashes = winnow::kgram_hashes(&read.codes, &read.items, settings.k);
     let mut starter_tokens = vec![false; read.codes.len()];
     for (start, hash) in hashes.iter().enumerate() {
-        if starter.contains(hash) {
+        if hash.is_some_and(|h| starter.contains(&h)) {
             starter_tokens[start..start + settings.k].fill(true);
         }
     }
-    let winnowed = winnow::winnow(&hashes, starter, settings.window);
+    let own: Vec<Option<u64>> = (hashes.iter())
+        .map(|h| h.filter(|h| !starter.contains(h)))
+        .collect();
     Prepared {
         document,
         lines: read.lines,
-        fingerprints: winnowed.into_iter().map(|(_, hash)| hash).collect(),
-        own: (hashes.iter())
-            .filter(|hash| !starter.contains(hash))
-            .copied()
+        fingerprints: (winnow::winnow(&own, settings.window).into_iter())
+            .map(|(_, hash)| hash)
             .collect(),
+        own: own.into_iter().flatten().collect(),
         hashes,
         starter_tokens,
     }
@@ -228,7 +246,7 @@ fn compare(left: &Prepared, right: &Prepared, k: usize) -> Option<Pair> {
 fn covered(document: &Prepared, other: &Prepared, k: usize) -> (usize, Vec<Lines>) {
     let mut cover = vec![false; document.lines.len()];
     for (start, hash) in document.hashes.iter().enumerate() {
-        if other.own.contains(hash) {
+        if hash.is_some_and(|h| other.own.contains(&h)) {
             cover[start..start + k].fill(true);
         }
     }
@@ -236,18 +254,23 @@ fn covered(document: &Prepared, other: &Prepared, k: usize) -> (usize, Vec<Lines
         *token &= !starter;
     }
     let count = cover.iter().filter(|c| **c).count();
-    let mut lines: Vec<Lines> = Vec::new();
-    for run in runs(&cover) {
+    (count, merged_lines(&cover, &document.lines))
+}
+
+/// The lines of the flagged tokens, as merged ranges (`lines[i]` is token i's line).
+fn merged_lines(flags: &[bool], lines: &[usize]) -> Vec<Lines> {
+    let mut merged: Vec<Lines> = Vec::new();
+    for run in runs(flags) {
         let next = Lines {
-            first: document.lines[run.start],
-            last: document.lines[run.end - 1],
+            first: lines[run.start],
+            last: lines[run.end - 1],
         };
-        match lines.last_mut() {
+        match merged.last_mut() {
             Some(last) if next.first <= last.last + 1 => last.last = last.last.max(next.last),
-            _ => lines.push(next),
+            _ => merged.push(next),
         }
     }
-    (count, lines)
+    merged
 }
 
 /// The maximal runs of `true` in `flags`.

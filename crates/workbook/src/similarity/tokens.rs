@@ -5,6 +5,12 @@
 //! stay as they are. Spacing, line breaks and comments are gone once the text is read as
 //! Rust tokens; doc comments, which the lexer turns into `#[doc = "…"]` attributes, are
 //! dropped too, so adding or removing `///` lines changes nothing either.
+//!
+//! More is layout that rustfmt changes with the line width, so it is dropped: commas (a
+//! trailing comma comes and goes, and a match arm loses its comma when its body becomes a
+//! block) and the braces of a block that is a match arm's or a closure's body. And
+//! the file remembers where each top-level item starts, so that no k-gram spans two
+//! items: items can be put in any order.
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use std::str::FromStr;
@@ -32,6 +38,8 @@ const KEYWORD: u32 = 400;
 pub struct Tokens {
     pub codes: Vec<u32>,
     pub lines: Vec<usize>,
+    /// For each token, the number of the top-level item it belongs to.
+    pub items: Vec<usize>,
 }
 
 /// Reads `text` as Rust tokens. A text that does not lex (an unclosed delimiter, an
@@ -39,12 +47,14 @@ pub struct Tokens {
 pub fn read(text: &str) -> Tokens {
     let mut tokens = Tokens::default();
     if let Ok(stream) = TokenStream::from_str(text) {
-        flatten(stream, &mut tokens);
+        flatten(stream, &mut tokens, Some(&mut 0));
     }
     tokens
 }
 
-fn flatten(stream: TokenStream, out: &mut Tokens) {
+/// Appends the normalised tokens of `stream`. `item` is the current top-level item's
+/// number when `stream` is the file itself, and `None` inside a group.
+fn flatten(stream: TokenStream, out: &mut Tokens, mut item: Option<&mut usize>) {
     let trees: Vec<TokenTree> = stream.into_iter().collect();
     let mut at = 0;
     while at < trees.len() {
@@ -62,20 +72,42 @@ fn flatten(stream: TokenStream, out: &mut Tokens) {
                 at += 1;
                 out.push(LIFETIME, line);
             }
+            TokenTree::Punct(punct) if punct.as_char() == ',' => {}
             // Spacing is left out: whether `=` touches the `-` after it is layout.
             TokenTree::Punct(punct) => out.push(u32::from(punct.as_char()), line),
             TokenTree::Ident(ident) => out.push(ident_code(&ident.to_string()), line),
             TokenTree::Literal(literal) => {
                 out.push(LITERAL + literal_kind(&literal.to_string()), line)
             }
+            TokenTree::Group(group)
+                if group.delimiter() == Delimiter::Brace && out.ends_body_start() =>
+            {
+                flatten(group.stream(), out, None);
+            }
             TokenTree::Group(group) => {
                 let delimiter = delimiter_code(group.delimiter());
                 out.push(OPEN + delimiter, line);
-                flatten(group.stream(), out);
+                flatten(group.stream(), out, None);
                 out.push(CLOSE + delimiter, group.span_close().start().line);
             }
         }
+        if let Some(item) = item.as_deref_mut() {
+            out.items.resize(out.codes.len(), *item);
+            *item += usize::from(ends_item(&trees[at], trees.get(at + 1)));
+        }
         at += 1;
+    }
+}
+
+/// Whether a top-level item ends with `tree`: its body (`{ … }`, unless a `;` follows, as
+/// in `use a::{b, c};`) or its `;`.
+fn ends_item(tree: &TokenTree, next: Option<&TokenTree>) -> bool {
+    let semicolon = |t: &TokenTree| matches!(t, TokenTree::Punct(p) if p.as_char() == ';');
+    match tree {
+        TokenTree::Group(group) => {
+            group.delimiter() == Delimiter::Brace && !next.is_some_and(semicolon)
+        }
+        other => semicolon(other),
     }
 }
 
@@ -90,6 +122,13 @@ impl Tokens {
     fn push(&mut self, code: u32, line: usize) {
         self.codes.push(code);
         self.lines.push(line);
+    }
+
+    /// Whether the last tokens are `=>` or a closure's `|`: a brace group here is a match
+    /// arm's or a closure's body, which rustfmt wraps in braces or not by width.
+    fn ends_body_start(&self) -> bool {
+        self.codes.ends_with(&[u32::from('='), u32::from('>')])
+            || self.codes.ends_with(&[u32::from('|')])
     }
 }
 
@@ -172,6 +211,24 @@ mod tests {
             read("fn f<'a>(x: &'a u8) {}").codes,
             read("fn g<'b>(y: &'b u8) {}").codes
         );
+    }
+
+    #[test]
+    fn trailing_commas_and_body_blocks_are_layout() {
+        let wide = read("fn f(a: u8, b: u8) { match a { 0 => g(a, b), _ => h() } }");
+        let narrow = read(
+            "fn f(\n    a: u8,\n    b: u8,\n) {\n    match a {\n        0 => {\n            g(a, b)\n        }\n        _ => h(),\n    }\n}\n",
+        );
+        assert_eq!(wide.codes, narrow.codes);
+    }
+
+    #[test]
+    fn each_token_knows_its_top_level_item() {
+        let read = read("use a::{b, c};\nfn f() { g(); }\nconst X: u8 = 1;\n");
+        assert_eq!(read.items.len(), read.codes.len());
+        assert_eq!(read.items.first(), Some(&0));
+        assert_eq!(read.items.last(), Some(&2));
+        assert!(read.items.windows(2).all(|w| w[0] <= w[1]));
     }
 
     #[test]
