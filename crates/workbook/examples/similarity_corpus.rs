@@ -37,8 +37,12 @@ fn main() {
         "k {} · window {} · threshold {:.2} · at least {} matched tokens\n",
         settings.k, settings.window, settings.threshold, settings.min_matched_tokens
     );
-    println!("| lab · file | documents | pairs named | highest unnamed share | copies named |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| lab · file | documents | pairs named | highest unnamed share | highest unnamed \
+         share, {} tokens or more | copies named |",
+        settings.min_matched_tokens
+    );
+    println!("|---|---|---|---|---|---|");
     let mut notes = Vec::new();
     for (lab, stem) in corpus_files(&corpus) {
         let measured = measure(&root, &corpus, &lab, &stem, &settings, list);
@@ -116,7 +120,8 @@ fn measure(
     let named: Vec<&Pair> = (independent.iter().copied())
         .filter(|p| p.is_named(settings))
         .collect();
-    let highest = independent.iter().find(|p| !p.is_named(settings));
+    let unnamed = || independent.iter().filter(|p| !p.is_named(settings));
+    let sized = |p: &&&Pair| p.matched_tokens >= settings.min_matched_tokens;
     let listed = if list { &independent } else { &named };
     let mut notes: Vec<String> = listed.iter().map(|p| describe(lab, p)).collect();
     let everyone: Vec<Document> = submissions.iter().chain(&references).cloned().collect();
@@ -124,13 +129,11 @@ fn measure(
     notes.extend(copy_notes.into_iter().map(|n| format!("{lab} {stem}: {n}")));
     let authors = submissions.iter().filter(|d| !is_copy(&d.owner)).count();
     let row = format!(
-        "| {lab} · {stem}.rs | {authors} + reference + {} catalogue | {} | {} | {} |",
+        "| {lab} · {stem}.rs | {authors} + reference + {} catalogue | {} | {} | {} | {} |",
         references.len() - 1,
         named.len(),
-        highest.map_or("none".into(), |p| format!(
-            "{:.2} ({} · {}, {} tokens)",
-            p.share, p.left, p.right, p.matched_tokens
-        )),
+        closest(unnamed().next()),
+        closest(unnamed().find(sized)),
         if expected == 0 {
             "–".into()
         } else {
@@ -138,6 +141,16 @@ fn measure(
         },
     );
     Measured { row, notes }
+}
+
+/// A pair as the table shows it: its share, its owners and its matched tokens.
+fn closest(pair: Option<&&Pair>) -> String {
+    pair.map_or("none".into(), |p| {
+        format!(
+            "{:.2} ({} · {}, {} tokens)",
+            p.share, p.left, p.right, p.matched_tokens
+        )
+    })
 }
 
 fn lab_dir(root: &Path, under: &str, lab: &str) -> PathBuf {
