@@ -17,7 +17,7 @@ pub struct Readings {
 
 /// The median reading, or `None` when there is none.
 pub fn median(readings: &Readings) -> Option<f64> {
-    // TODO: sort a copy, take the middle (or the mean of the two middle values).
+    // Your part: sort a copy, take the middle (or the mean of the two middle values).
     let _ = readings;
     todo!("median")
 }
@@ -169,7 +169,9 @@ fn the_starter_alone_never_makes_a_pair() {
     let untouched = document("ann", STARTER);
     let reformatted = document(
         "bob",
-        &STARTER.replace("    ", "\t").replace("// TODO", "// later"),
+        &STARTER
+            .replace("    ", "\t")
+            .replace("// Your part", "// Later"),
     );
     let barely = document(
         "cy",

@@ -2,15 +2,19 @@
 //! with each other, with the reference solution or with a catalogue entry.
 //!
 //! Each file is read as Rust tokens and normalised (every identifier one class, every
-//! literal its kind, keywords and punctuation kept; spacing and comments are gone), so
-//! renaming and reformatting change nothing. Runs of `k` tokens are hashed and winnowed
-//! into fingerprints, as MOSS does (Schleimer, Wilkerson and Aiken, SIGMOD 2003). The
-//! starter is text every learner begins with: a k-gram it holds is never a fingerprint.
+//! literal its kind, keywords and punctuation kept; spacing, comments, commas and the
+//! braces rustfmt adds or drops are gone), and no run of tokens spans two top-level
+//! items, so renaming, reformatting and reordering items change nothing. Runs of `k`
+//! tokens are hashed and winnowed into fingerprints, as MOSS does (Schleimer, Wilkerson
+//! and Aiken, SIGMOD 2003). The starter is text every learner begins with: a k-gram it
+//! holds is never a fingerprint. A file that does not lex is compared with nothing (it
+//! does not build either).
 //!
 //! Two documents are paired when they share at least `threshold` of the fingerprints of
 //! the one with fewer, and the matched stretches cover at least `min_matched_tokens`
-//! tokens in each. A pair is a reason to read two files side by side, not a verdict: the
-//! regions say where to look. This module does no I/O; the caller reads the files.
+//! tokens outside the starter in each. A pair is a reason to read two files side by
+//! side, not a verdict: the regions say where to look. This module does no I/O; the
+//! caller reads the files.
 
 mod tokens;
 mod winnow;
