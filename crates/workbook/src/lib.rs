@@ -24,6 +24,7 @@ pub mod sandbox;
 pub mod scaffold;
 pub mod serve;
 pub mod settings;
+pub mod similarity;
 pub mod starters;
 pub mod text;
 pub mod watch;

@@ -237,3 +237,63 @@ pub fn text(grade: &Grade) -> String {
     ));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lab(passed: usize, of: usize, sandboxed: bool) -> LabGrade {
+        let share = 20.0 / of as f64;
+        let results = (0..of)
+            .map(|i| TestGrade {
+                name: format!("t{i}"),
+                passed: i < passed,
+                outcome: if i < passed { TestOutcome::Passed } else { TestOutcome::Failed },
+                points: if i < passed { super::super::score::round2(share) } else { 0.0 },
+                max_points: super::super::score::round2(share),
+                detail: None,
+            })
+            .collect();
+        LabGrade {
+            lab: "01".into(),
+            id: "outbox".into(),
+            title: "t".into(),
+            status: LabStatus::Graded,
+            reason: None,
+            cap: None,
+            tests: Tests { passed, expected: of, results },
+            predictions: PredictionGrade::default(),
+            points: LabPoints {
+                graded: super::super::score::round2(passed as f64 * share),
+                total: super::super::score::round2(passed as f64 * share),
+                max: 30.0,
+                max_graded: 20.0,
+                max_predictions: 10.0,
+                predictions: 0.0,
+            },
+            integrity: Integrity { notes: Vec::new(), sandboxed, refused: false },
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn classroom_scores_add_up_to_the_grade_of_record() {
+        for (passed, of) in [(7, 7), (2, 7), (3, 3), (5, 6), (1, 9)] {
+            let grade = super::super::score::total(vec![lab(passed, of, true)], None);
+            let sum: f64 = classroom(&grade).tests.iter().map(|t| t.score).sum();
+            assert_eq!(super::super::score::round2(sum), grade.points, "{passed} of {of}");
+        }
+    }
+
+    #[test]
+    fn a_class_grade_says_when_it_ran_unsandboxed() {
+        let learner = Some(Learner { name: "ann".into(), submission: "class/ann".into() });
+        let unsandboxed = super::super::score::total(vec![lab(7, 7, false)], learner.clone());
+        let entry = classroom(&unsandboxed).tests.into_iter().find(|t| t.name.ends_with("integrity"));
+        assert!(entry.is_some_and(|e| e.message.contains("graded unsandboxed") && e.score == 0.0));
+        let sandboxed = super::super::score::total(vec![lab(7, 7, true)], learner);
+        assert!(!classroom(&sandboxed).tests.iter().any(|t| t.name.ends_with("integrity")));
+        let own = super::super::score::total(vec![lab(7, 7, false)], None);
+        assert!(!classroom(&own).tests.iter().any(|t| t.name.ends_with("integrity")), "a learner's own grade is never sandboxed");
+    }
+}
