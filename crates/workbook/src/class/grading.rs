@@ -1,8 +1,9 @@
 //! The grading of a class: the environment made ready and proven once, then each
 //! submission in a job slot of its own, several at a time.
 
+use super::code::{self, Taken};
 use super::intake::{Intake, intake, locate_workbook};
-use super::tree::{Slot, put_learner_file, sync};
+use super::tree::{Slot, sync, touch};
 use super::{ClassGrade, Options, copies, learners, table, work_dir};
 use crate::error::{Error, Result};
 use crate::grade::run::{self, LabRun, RunEnv, SuiteEnv, cores};
@@ -72,10 +73,19 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
     }
     let named = learners(dirs);
     let graded = grader.grade_all(&slots, &named, dirs)?;
-    let (learners, seconds): (Vec<Grade>, Vec<f64>) = graded.into_iter().unzip();
+    let mut learners = Vec::new();
+    let (mut taken, mut seconds) = (Vec::new(), Vec::new());
+    for ((grade, files), time) in graded {
+        learners.push(grade);
+        taken.extend(files);
+        seconds.push(time);
+    }
+    let copied_code = code::copied(&wb.root, &grader.pristine(), &grader.labs, &taken);
+    code::note(&copied_code, &mut learners);
     Ok(ClassGrade {
         version: grade::FORMAT_VERSION,
         sandboxed: grader.sandbox.is_some(),
+        copied_code,
         copied_predictions: copied_predictions(&grader.labs, &learners),
         rows: table::rows(&learners),
         learners,
@@ -188,7 +198,7 @@ fn policies(slot: &Slot, registry_writable: bool, tmp_bytes: u64) -> (Policy, Po
         dir: slot.tree.clone(),
     };
     let run = Policy {
-        readable: vec![slot.tree.clone(), slot.target.clone()],
+        readable: vec![slot.tree.clone(), slot.bin.clone()],
         writable: Vec::new(),
         proc_fs: false,
         registry_writable: false,
@@ -264,10 +274,7 @@ impl Grader<'_> {
         let (build_wrap, run_wrap) = (|c| wrap(&build_policy, c), |c| wrap(&run_policy, c));
         let env = self.run_env(slot, &build_wrap, &run_wrap);
         let packages: Vec<&str> = self.labs.iter().map(|l| l.meta.package.as_str()).collect();
-        let built = {
-            let _turn = self.build_lock.lock().unwrap_or_else(|e| e.into_inner());
-            run::build_suites(&slot.tree, &packages, &env)?
-        };
+        let built = self.build_in_turn(slot, &packages, &env)?;
         Ok(self
             .labs
             .iter()
@@ -293,10 +300,10 @@ impl Grader<'_> {
         slots: &[Slot],
         named: &[Learner],
         dirs: &[PathBuf],
-    ) -> Result<Vec<(Grade, f64)>> {
+    ) -> Result<Vec<((Grade, Vec<Taken>), f64)>> {
+        type Done = Option<Result<((Grade, Vec<Taken>), f64)>>;
         let next = Mutex::new(0usize);
-        let done: Mutex<Vec<Option<Result<(Grade, f64)>>>> =
-            Mutex::new((0..dirs.len()).map(|_| None).collect());
+        let done: Mutex<Vec<Done>> = Mutex::new((0..dirs.len()).map(|_| None).collect());
         std::thread::scope(|scope| {
             for slot in slots {
                 scope.spawn(|| {
@@ -323,21 +330,21 @@ impl Grader<'_> {
         });
         let mut out = Vec::new();
         for result in done.into_inner().unwrap_or_default().into_iter().flatten() {
-            let (grade, seconds) = result?;
+            let ((grade, files), seconds) = result?;
             let learner = grade.learner.as_ref().map_or("?", |l| l.name.as_str());
             eprintln!(
                 "  {learner}: {} / {} points in {seconds:.1} s",
                 grade.points, grade.max_points
             );
-            out.push((grade, seconds));
+            out.push(((grade, files), seconds));
         }
         Ok(out)
     }
 }
 
 impl Grader<'_> {
-    /// Grades one submission in `slot`.
-    fn grade_one(&self, slot: &Slot, learner: Learner, dir: &Path) -> Result<Grade> {
+    /// Grades one submission in `slot`; returns its grade and the learner files it took.
+    fn grade_one(&self, slot: &Slot, learner: Learner, dir: &Path) -> Result<(Grade, Vec<Taken>)> {
         let Some(root) = locate_workbook(dir) else {
             let why = format!(
                 "{} is not a copy of the workbook (no labs/ and book.toml in it, nor in one folder below it)",
@@ -348,7 +355,7 @@ impl Grader<'_> {
                 .iter()
                 .map(|lab| grade::score::unrun(lab, LabStatus::NotAWorkbook, &why))
                 .collect();
-            return Ok(grade::total(labs, Some(learner)));
+            return Ok((grade::total(labs, Some(learner)), Vec::new()));
         };
         let pristine = if self.sandbox.is_some() {
             self.pristine()
@@ -366,9 +373,17 @@ impl Grader<'_> {
             .iter()
             .map(|lab| intake(lab, &root, limits))
             .collect();
+        let mut files = Vec::new();
         for (lab, taken) in self.labs.iter().zip(&intakes) {
             for (file, text) in &taken.files {
-                put_learner_file(&slot.tree.join(lab.learner_path(file)), text)?;
+                let path = slot.tree.join(lab.learner_path(file));
+                std::fs::write(&path, text).map_err(|e| Error::writing(&path, e))?;
+                files.push(Taken {
+                    learner: learner.name.clone(),
+                    lab: lab.meta.number.clone(),
+                    path: lab.learner_path(file),
+                    text: text.clone(),
+                });
             }
         }
         let runs = self.run_labs(slot)?;
@@ -403,20 +418,45 @@ impl Grader<'_> {
         if root != dir {
             grade.found_in = Some(root.display().to_string());
         }
-        Ok(grade)
+        Ok((grade, files))
     }
 
-    /// Builds `suites` in `tree` (in turn with the other slots), then runs them.
-    fn build_and_run(&self, tree: &Path, suites: &[GradedSuite], env: &RunEnv<'_>) -> Vec<LabRun> {
+    /// Builds `packages` in `slot`'s tree, in turn with the other slots. Cargo keys a
+    /// workspace's packages by their paths inside the workspace, so every slot's lab
+    /// builds into the same files of the shared build folder: the learner files are
+    /// touched first (so cargo rebuilds them whatever another slot built last), and each
+    /// executable is copied into the slot's own folder before the next slot's turn.
+    fn build_in_turn(
+        &self,
+        slot: &Slot,
+        packages: &[&str],
+        env: &RunEnv<'_>,
+    ) -> Result<crate::grade::build::Built> {
+        let _turn = self.build_lock.lock().unwrap_or_else(|e| e.into_inner());
+        for lab in &self.labs {
+            for file in &lab.meta.learner_files {
+                touch(&slot.tree.join(lab.learner_path(file)))?;
+            }
+        }
+        let mut built = run::build_suites(&slot.tree, packages, env)?;
+        for (package, exe) in built.executables.iter_mut() {
+            let own = slot.bin.join(package);
+            std::fs::copy(&*exe, &own).map_err(|e| Error::writing(&own, e))?;
+            *exe = own;
+        }
+        if env.tests.verify_binary {
+            built.remember_executables();
+        }
+        Ok(built)
+    }
+
+    /// Builds `suites` in `slot` (in turn with the other slots), then runs them.
+    fn build_and_run(&self, slot: &Slot, suites: &[GradedSuite], env: &RunEnv<'_>) -> Vec<LabRun> {
         let packages: Vec<&str> = suites.iter().map(|s| s.package.as_str()).collect();
-        let built = {
-            let _turn = self.build_lock.lock().unwrap_or_else(|e| e.into_inner());
-            run::build_suites(tree, &packages, env)
-        };
-        match built {
+        match self.build_in_turn(slot, &packages, env) {
             Ok(built) => suites
                 .iter()
-                .map(|suite| run::run_built(&built, tree, suite, env))
+                .map(|suite| run::run_built(&built, &slot.tree, suite, env))
                 .collect(),
             Err(e) => suites
                 .iter()
@@ -442,7 +482,7 @@ impl Grader<'_> {
             .iter()
             .map(|l| GradedSuite::of(l, &slot.tree, settings))
             .collect();
-        let mut runs = self.build_and_run(&slot.tree, &suites, &env);
+        let mut runs = self.build_and_run(slot, &suites, &env);
         // A cap that stopped the whole build stopped every lab in it: build each such lab
         // alone, so that only the one that hit the cap pays for it.
         let capped: Vec<usize> = (0..runs.len())
@@ -451,7 +491,7 @@ impl Grader<'_> {
         if capped.len() > 1 {
             for i in capped {
                 runs[i] = self
-                    .build_and_run(&slot.tree, std::slice::from_ref(&suites[i]), &env)
+                    .build_and_run(slot, std::slice::from_ref(&suites[i]), &env)
                     .remove(0);
             }
         }

@@ -13,12 +13,14 @@
 //! that later fails to build for no reason in the learner's code is checked the same way
 //! (do the starters still build?) before it is put down to the learner.
 
+mod code;
 mod copies;
 mod grading;
 pub mod intake;
 pub mod table;
 pub mod tree;
 
+pub use code::CodePair;
 pub use copies::PredictionPair;
 pub use grading::grade_submissions;
 pub use table::{Row, csv};
@@ -57,6 +59,10 @@ pub struct ClassGrade {
     pub rows: Vec<Row>,
     #[serde(default)]
     pub copied_predictions: Vec<PredictionPair>,
+    /// Learner files that look copied from a classmate's, the reference solution or a
+    /// catalogue entry (see the teacher's chapter for what the detector compares).
+    #[serde(default)]
+    pub copied_code: Vec<CodePair>,
     /// How long each submission took to grade, in seconds, in the order given (the first
     /// ones pay for building the workbook's dependencies).
     pub seconds: Vec<f64>,
@@ -88,6 +94,16 @@ pub fn grade_class(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> Result
         return format.print(&class.learners[0]);
     }
     print!("{}", table::summary(&class.learners));
+    for CodePair { lab, pair } in &class.copied_code {
+        println!(
+            "lab {lab}: {} and {} share {:.0} % of {} ({} tokens): worth a look",
+            pair.left,
+            pair.right,
+            pair.share * 100.0,
+            pair.file,
+            pair.matched_tokens
+        );
+    }
     for pair in &class.copied_predictions {
         println!(
             "lab {}: {} and {} sealed the same {} rare wrong answers (score {}): worth a look",

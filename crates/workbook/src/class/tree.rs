@@ -7,11 +7,13 @@ use crate::error::{Error, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Where one grading job builds: its tree, and the build folder every slot shares.
+/// Where one grading job builds and runs: its tree, the build folder every slot
+/// shares, and a folder of its own for the executables its tests run from.
 #[derive(Clone, Debug)]
 pub struct Slot {
     pub tree: PathBuf,
     pub target: PathBuf,
+    pub bin: PathBuf,
 }
 
 impl Slot {
@@ -19,8 +21,9 @@ impl Slot {
         let slot = Slot {
             tree: work.join(format!("tree-{index}")),
             target: work.join("target"),
+            bin: work.join(format!("bin-{index}")),
         };
-        for dir in [&slot.tree, &slot.target] {
+        for dir in [&slot.tree, &slot.target, &slot.bin] {
             std::fs::create_dir_all(dir).map_err(|e| Error::writing(dir, e))?;
         }
         Ok(slot)
@@ -77,14 +80,13 @@ pub fn sync(pristine: &Path, tree: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Writes a learner file into a tree so that cargo rebuilds its crate: its modification
-/// time is later than any file written before it in this grading, whatever the file
-/// system's clock resolution, even when the text is the same as last time.
-pub fn put_learner_file(path: &Path, text: &str) -> Result<()> {
+/// Makes a file newer than anything cargo built before: its modification time later
+/// than any other this grading set, whatever the file system's clock resolution, so that
+/// cargo rebuilds its crate.
+pub fn touch(path: &Path) -> Result<()> {
     use std::sync::Mutex;
     use std::time::{Duration, SystemTime};
     static LAST: Mutex<Option<SystemTime>> = Mutex::new(None);
-    std::fs::write(path, text).map_err(|e| Error::writing(path, e))?;
     let stamp = {
         let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
         let now = SystemTime::now();

@@ -248,8 +248,16 @@ mod tests {
             .map(|i| TestGrade {
                 name: format!("t{i}"),
                 passed: i < passed,
-                outcome: if i < passed { TestOutcome::Passed } else { TestOutcome::Failed },
-                points: if i < passed { super::super::score::round2(share) } else { 0.0 },
+                outcome: if i < passed {
+                    TestOutcome::Passed
+                } else {
+                    TestOutcome::Failed
+                },
+                points: if i < passed {
+                    super::super::score::round2(share)
+                } else {
+                    0.0
+                },
                 max_points: super::super::score::round2(share),
                 detail: None,
             })
@@ -261,7 +269,11 @@ mod tests {
             status: LabStatus::Graded,
             reason: None,
             cap: None,
-            tests: Tests { passed, expected: of, results },
+            tests: Tests {
+                passed,
+                expected: of,
+                results,
+            },
             predictions: PredictionGrade::default(),
             points: LabPoints {
                 graded: super::super::score::round2(passed as f64 * share),
@@ -271,7 +283,11 @@ mod tests {
                 max_predictions: 10.0,
                 predictions: 0.0,
             },
-            integrity: Integrity { notes: Vec::new(), sandboxed, refused: false },
+            integrity: Integrity {
+                notes: Vec::new(),
+                sandboxed,
+                refused: false,
+            },
             notes: Vec::new(),
         }
     }
@@ -281,19 +297,40 @@ mod tests {
         for (passed, of) in [(7, 7), (2, 7), (3, 3), (5, 6), (1, 9)] {
             let grade = super::super::score::total(vec![lab(passed, of, true)], None);
             let sum: f64 = classroom(&grade).tests.iter().map(|t| t.score).sum();
-            assert_eq!(super::super::score::round2(sum), grade.points, "{passed} of {of}");
+            assert_eq!(
+                super::super::score::round2(sum),
+                grade.points,
+                "{passed} of {of}"
+            );
         }
     }
 
     #[test]
     fn a_class_grade_says_when_it_ran_unsandboxed() {
-        let learner = Some(Learner { name: "ann".into(), submission: "class/ann".into() });
+        let learner = Some(Learner {
+            name: "ann".into(),
+            submission: "class/ann".into(),
+        });
         let unsandboxed = super::super::score::total(vec![lab(7, 7, false)], learner.clone());
-        let entry = classroom(&unsandboxed).tests.into_iter().find(|t| t.name.ends_with("integrity"));
+        let entry = classroom(&unsandboxed)
+            .tests
+            .into_iter()
+            .find(|t| t.name.ends_with("integrity"));
         assert!(entry.is_some_and(|e| e.message.contains("graded unsandboxed") && e.score == 0.0));
         let sandboxed = super::super::score::total(vec![lab(7, 7, true)], learner);
-        assert!(!classroom(&sandboxed).tests.iter().any(|t| t.name.ends_with("integrity")));
+        assert!(
+            !classroom(&sandboxed)
+                .tests
+                .iter()
+                .any(|t| t.name.ends_with("integrity"))
+        );
         let own = super::super::score::total(vec![lab(7, 7, false)], None);
-        assert!(!classroom(&own).tests.iter().any(|t| t.name.ends_with("integrity")), "a learner's own grade is never sandboxed");
+        assert!(
+            !classroom(&own)
+                .tests
+                .iter()
+                .any(|t| t.name.ends_with("integrity")),
+            "a learner's own grade is never sandboxed"
+        );
     }
 }

@@ -19,7 +19,7 @@
 mod tokens;
 mod winnow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::ops::Range;
 
@@ -81,14 +81,14 @@ impl Default for Settings {
 }
 
 /// Lines `first..=last` (1-based) of a document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Lines {
     pub first: usize,
     pub last: usize,
 }
 
 /// Two documents and what they share.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pair {
     /// Owners: two learners in name order, or a learner and a reference, in that order.
     pub left: String,
