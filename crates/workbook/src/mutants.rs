@@ -17,7 +17,7 @@
 //! replace = ''                                     # the mistaken text
 //! ```
 //!
-//! The gate (`crates/workbook/tests/mutants.rs`) applies the edits ([`learner_files`]),
+//! The gate (`crates/gates/tests/mutants.rs`) applies the edits ([`learner_files`]),
 //! proves every entry compiles, fails each test it names, and fails exactly as its
 //! signature says; an edit that no longer applies to the solution is named there.
 //! `cargo labs check` names an entry's misconception when a learner's run fails with the

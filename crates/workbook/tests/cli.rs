@@ -255,7 +255,7 @@ fn answers_typed_at_the_prompt_are_saved_one_by_one_so_a_kill_loses_nothing() {
     use std::io::Write;
     let root = scratch();
     let path = root.join("labs/01-outbox/predictions.txt");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_workbook"))
+    let mut child = Command::new(common::cli_binary())
         .args(["predict", "01"])
         .env("BOUNDARY_LABS_ROOT", &root)
         .env("NO_COLOR", "1")

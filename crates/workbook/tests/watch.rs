@@ -81,7 +81,7 @@ fn scratch() -> PathBuf {
         std::fs::create_dir_all(root.join("tests")).unwrap();
         std::fs::write(root.join("tests").join(suite), FAKE_SUITE).unwrap();
     }
-    let fake_graded = FAKE_GRADED.replace("@WORKBOOK@", env!("CARGO_BIN_EXE_workbook"));
+    let fake_graded = FAKE_GRADED.replace("@WORKBOOK@", common::cli_binary());
     let graded_01 = fake_graded.replace("@LEARNER_FILE@", "labs/01-outbox/src/relay.rs");
     let graded_02 = fake_graded.replace(
         "@LEARNER_FILE@",
@@ -109,7 +109,7 @@ struct Watch {
 
 impl Watch {
     fn start(root: &Path, args: &[&str]) -> Watch {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_workbook"))
+        let mut child = Command::new(common::cli_binary())
             .arg("watch")
             .args(args)
             .current_dir(root)
@@ -330,7 +330,7 @@ fn quitting_does_not_wait_for_a_running_check_and_stops_it() {
 #[test]
 fn end_of_input_quits() {
     let root = scratch();
-    let out = Command::new(env!("CARGO_BIN_EXE_workbook"))
+    let out = Command::new(common::cli_binary())
         .args(["watch", "01"])
         .env("BOUNDARY_LABS_ROOT", &root)
         .env("CARGO", root.join("fake-cargo"))

@@ -7,16 +7,18 @@
 //! referred to; every coined term in the glossary. The rules are in common/book_rules.rs,
 //! which the scaffold's test applies to a new lab's chapter too.
 
+#[path = "../../workbook/tests/common/mod.rs"]
 mod common;
+mod support;
 
-use common::book_rules::{
+use common::{labs, repo};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use support::book_rules::{
     MAX_COLUMNS, balance_problem, before_predict_problems, expanded, figure_problems,
     key_sentences, order_problems, split_at_predict, unlinked_chapter_references, wide_code_lines,
     yes_answers,
 };
-use common::{labs, repo};
-use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// Terms the book coins, each with a glossary entry.
 const COINED: &[&str] = &[

@@ -8,6 +8,9 @@
 //! Without mdBook or Chromium a test says so and passes, except under `CI` (set by
 //! `.ci/run`'s environment in CI), where a missing tool fails the test.
 
+#[path = "../../workbook/tests/common/mod.rs"]
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -775,7 +778,7 @@ fn book_serve_builds_and_serves_the_book_over_http() {
     if !mdbook_installed() {
         return;
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_workbook"))
+    let mut child = Command::new(common::cli_binary())
         .args(["book", "--serve"])
         .current_dir(root())
         .stdout(Stdio::piped())

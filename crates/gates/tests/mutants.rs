@@ -11,12 +11,14 @@
 //! How an entry is built and judged is in common/catalogue.rs, which the scaffold's test
 //! applies to a new lab's catalogue too.
 
+#[path = "../../workbook/tests/common/mod.rs"]
 mod common;
+mod support;
 
-use common::catalogue::{judge, package_name, signature_problem, write_package};
 use common::{labs, repo};
 use std::collections::BTreeMap;
 use std::path::Path;
+use support::catalogue::{judge, package_name, signature_problem, write_package};
 use workbook::grade::LabRun;
 use workbook::grade::run::{GradedSuite, RunEnv, build_suites, run_built};
 use workbook::meta::Lab;

@@ -4,10 +4,12 @@
 //! calls the learner; the learner never calls the harness). The measures are in
 //! common/readability.rs, which the scaffold's test applies to a new lab too.
 
+#[path = "../../workbook/tests/common/mod.rs"]
 mod common;
+mod support;
 
-use common::readability::{MAX_FILE_LINES, file_sizes, functions, import_circles, long_functions};
 use common::{labs, repo};
+use support::readability::{MAX_FILE_LINES, file_sizes, functions, import_circles, long_functions};
 
 #[test]
 fn every_file_a_learner_reads_fits_a_few_screens() {

@@ -9,13 +9,15 @@
 //! its mutant.toml says, the observed verdicts equal the answer keys and the figures are
 //! current. And `new` refuses a taken number or id, and never overwrites a file.
 
+#[path = "../../workbook/tests/common/mod.rs"]
 mod common;
+mod support;
 
-use common::{book_rules, catalogue, readability};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+use support::{book_rules, catalogue, readability};
 use workbook::blob::file_blob;
 use workbook::grade::TestOutcome;
 use workbook::grade::run::{GradedSuite, LabRun, RunEnv, SuiteRun, build_and_run};
@@ -79,7 +81,7 @@ fn scratch_workbook() -> PathBuf {
 }
 
 fn labs_cli(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_workbook"))
+    Command::new(common::cli_binary())
         .args(args)
         .current_dir(dir)
         .env_remove("BOUNDARY_LABS_ROOT")

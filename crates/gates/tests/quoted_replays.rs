@@ -3,6 +3,9 @@
 //! token the code no longer fits would be refused, and a `v1:` token could name another
 //! schedule than the one the text describes.
 
+#[path = "../../workbook/tests/common/mod.rs"]
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use workbook::meta::load_labs;
@@ -148,7 +151,7 @@ fn the_lab_binary_refuses_a_token_its_code_does_not_fit() {
 
     // The CLI turns the refusal into its own message and exit code 1.
     let state = std::env::temp_dir().join(format!("boundary-replay-{}", std::process::id()));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_workbook"))
+    let out = std::process::Command::new(common::cli_binary())
         .args(["replay", "01", "relay", "v2:0.0.0.0.1@2d2d7"])
         .env("BOUNDARY_LABS_ROOT", root())
         .env("BOUNDARY_LABS_STATE", &state)

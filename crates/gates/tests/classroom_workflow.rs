@@ -4,6 +4,7 @@
 //! what bubblewrap said, and it carries the names Classroom's reporter looks for.
 #![cfg(unix)]
 
+#[path = "../../workbook/tests/common/mod.rs"]
 mod common;
 
 use common::{repo, scratch_dir};

@@ -3,6 +3,7 @@
 //! edition's own `cargo test` passes — as exported, and again with every lab solved (a
 //! learner at the end of the course).
 
+#[path = "../../workbook/tests/common/mod.rs"]
 mod common;
 
 use common::{repo, scratch_dir, stderr, stdout};
@@ -19,7 +20,7 @@ fn export_target() -> PathBuf {
 }
 
 fn labs_in(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_workbook"))
+    Command::new(common::cli_binary())
         .args(args)
         .current_dir(root)
         .env_remove("BOUNDARY_LABS_ROOT")

@@ -4,6 +4,7 @@
 //! not earn by its learner file — or is named in an integrity note where only a reviewer
 //! can judge it. A submission is never written to.
 
+#[path = "../../workbook/tests/common/mod.rs"]
 mod common;
 
 use common::{repo, scratch_dir, stderr};

@@ -85,10 +85,10 @@ pub fn library(lab: &Lab, dir: &Path) -> String {
 pub fn write_package(lab: &Lab, mutant: &Mutant, dir: &Path) -> Result<(), String> {
     let files = learner_files(lab, mutant).map_err(|e| e.to_string())?;
     let package = package_name(lab, mutant);
-    super::write(&dir.join("Cargo.toml"), &package_manifest(lab, &package));
-    super::write(&dir.join("src/lib.rs"), &library(lab, dir));
+    crate::common::write(&dir.join("Cargo.toml"), &package_manifest(lab, &package));
+    crate::common::write(&dir.join("src/lib.rs"), &library(lab, dir));
     for (file, text) in files {
-        super::write(&dir.join(file), &text);
+        crate::common::write(&dir.join(file), &text);
     }
     Ok(())
 }
