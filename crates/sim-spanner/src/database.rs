@@ -168,6 +168,14 @@ pub enum Code {
     /// Definite: the request is not valid as asked (a bounded-staleness bound on a
     /// transaction that is not single-use).
     InvalidArgument,
+    /// Indefinite: Spanner "has lost track of the transaction outcome" of a commit; read
+    /// the database to learn what happened. Returned only where a scenario asks for it
+    /// ([`Database::answer_unknown_commits_with`]).
+    Unknown,
+    /// Indefinite when it ends a commit: the client cancelled the call while the commit was
+    /// in flight, and the server may have applied it. Returned only where a scenario asks
+    /// for it ([`Database::answer_unknown_commits_with`]).
+    Cancelled,
 }
 
 impl Code {
@@ -179,7 +187,18 @@ impl Code {
             Code::NotFound => "NOT_FOUND",
             Code::FailedPrecondition => "FAILED_PRECONDITION",
             Code::InvalidArgument => "INVALID_ARGUMENT",
+            Code::Unknown => "UNKNOWN",
+            Code::Cancelled => "CANCELLED",
         }
+    }
+
+    /// True when a commit that ended with this code may or may not have applied:
+    /// DEADLINE_EXCEEDED, UNKNOWN and CANCELLED. Only a read of the database tells.
+    pub fn is_outcome_unknown(self) -> bool {
+        matches!(
+            self,
+            Code::DeadlineExceeded | Code::Unknown | Code::Cancelled
+        )
     }
 }
 
@@ -324,6 +343,8 @@ pub struct Database {
     last_commit_timestamp: u64,
     in_flight: Vec<InFlight>,
     commits: u64,
+    /// The code a commit with an unknown outcome answers; `None`: DEADLINE_EXCEEDED.
+    unknown_outcome: Option<Code>,
 }
 
 /// A finished read-write attempt: what it read (to validate at commit), its DML writes
@@ -357,6 +378,22 @@ impl Buffered {
 impl Database {
     pub fn new() -> Self {
         Database::default()
+    }
+
+    /// Makes every commit whose outcome is unknown (applied with its response lost, not
+    /// applied, applied later) answer `code` instead of DEADLINE_EXCEEDED: UNKNOWN (Spanner
+    /// lost track of the outcome) or CANCELLED (the client cancelled the call in flight).
+    pub fn answer_unknown_commits_with(&mut self, code: Code) {
+        assert!(
+            code.is_outcome_unknown(),
+            "{} is a definite outcome",
+            code.name()
+        );
+        self.unknown_outcome = Some(code);
+    }
+
+    fn unknown_outcome(&self) -> SpannerError {
+        SpannerError::new(self.unknown_outcome.unwrap_or(Code::DeadlineExceeded))
     }
 
     pub(crate) fn stored(&self, table: &str, key: &str) -> Option<&Stored> {
@@ -465,6 +502,7 @@ impl Database {
         }
         let fate = COMMIT_FATES[sim.choose("spanner:commit", &COMMIT_LABELS)];
         let now = sim.now();
+        let unknown = self.unknown_outcome();
         match fate {
             Fate::Ok => match self.apply(mutations, now) {
                 Ok(ts) => {
@@ -503,25 +541,28 @@ impl Database {
                     Err(code) => format!("not applied ({})", code.name()),
                 };
                 sim.event("spanner", Glyph::Indefinite, || {
-                    ("commit -> DEADLINE_EXCEEDED".into(), truth)
+                    (format!("commit -> {}", unknown.code.name()), truth)
                 });
-                Err(SpannerError::new(Code::DeadlineExceeded))
+                Err(unknown)
             }
             Fate::NotApplied => {
                 sim.event("spanner", Glyph::Indefinite, || {
-                    ("commit -> DEADLINE_EXCEEDED".into(), "not applied".into())
+                    (
+                        format!("commit -> {}", unknown.code.name()),
+                        "not applied".into(),
+                    )
                 });
-                Err(SpannerError::new(Code::DeadlineExceeded))
+                Err(unknown)
             }
             Fate::AppliedLater => {
                 self.in_flight.push(InFlight { reads, mutations });
                 sim.event("spanner", Glyph::Indefinite, || {
                     (
-                        "commit -> DEADLINE_EXCEEDED".into(),
+                        format!("commit -> {}", unknown.code.name()),
                         "still in flight: lands before the next commit".into(),
                     )
                 });
-                Err(SpannerError::new(Code::DeadlineExceeded))
+                Err(unknown)
             }
         }
     }

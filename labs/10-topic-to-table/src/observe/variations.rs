@@ -193,7 +193,8 @@ pub fn copies_after_a_restart_with_a_random_producer_id() -> usize {
     let after_restart = db.random_producer_id();
     let mut tx = db.begin();
     tx.write_with_seq_no(after_restart, 2, encode_payload(0, 2, 0));
-    db.commit(&mut sim, "p0", tx).expect("the scripted run commits");
+    db.commit(&mut sim, "p0", tx)
+        .expect("the scripted run commits");
     (db.all_messages().iter())
         .filter(|m| decode_payload(&m.payload).is_some_and(|(_, seq_no, _)| seq_no == 2))
         .count()
