@@ -74,9 +74,9 @@
 //!   schemas, no regions (exactly-once delivery is regional and pull-only in the real
 //!   service). [`Broker::publish`] always succeeds, once; only the [`Publisher`] client
 //!   can fail, and then the message was not stored (no publish whose response was lost,
-//!   no batching: one message per request). A real publish that failed after the client's
-//!   retries may have been stored; the labs publish such a message again, which is the
-//!   same duplicate either way.
+//!   no batching: one message per request), unless the publisher is built with
+//!   [`Publisher::with_unknown_failures`]: then a publish can also time out after it was
+//!   stored (`DEADLINE_EXCEEDED`), as a real one can.
 //! * Lease management extends by a fixed amount halfway through each extension; the real
 //!   clients derive the extension from the 99th percentile of ack delays.
 //! * Exactly-once delivery covers `Acknowledge` only: `ModifyAckDeadline` with a stale
@@ -141,6 +141,8 @@ pub enum Code {
     InvalidArgument,
     /// A publish the service did not accept (after the client's own retries).
     Unavailable,
+    /// A publish that timed out (after the client's own retries): it may have been stored.
+    DeadlineExceeded,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -165,6 +167,7 @@ impl fmt::Display for PubSubError {
             Code::AlreadyExists => "ALREADY_EXISTS",
             Code::InvalidArgument => "INVALID_ARGUMENT",
             Code::Unavailable => "UNAVAILABLE",
+            Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
         };
         write!(f, "{code}: {}", self.message)
     }

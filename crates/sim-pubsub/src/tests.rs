@@ -1185,3 +1185,37 @@ fn lease_management_extends_a_held_message_until_the_maximum_extension() {
     assert_eq!(hold_for(40, true, 30), (1, 2), "past a shorter maximum");
     assert_eq!(DEFAULT_MAX_EXTENSION_SECONDS, 3600);
 }
+
+// google/rpc/code.proto, DEADLINE_EXCEEDED: "For operations that change the state of the
+// system, this error may be returned even if the operation has completed successfully."
+// googleapis/nodejs-pubsub#1903 ("Sometimes publishes tens of thousands of duplicate copies
+// of messages"): with publish retries disabled, a publish answered with an error had been
+// "processed by the subscribers 10 seconds (+/- 100ms) before this error was thrown on the
+// publisher side". So a publish that failed after the client's retries may have been
+// stored: with unknown failures on, the publisher's third fate stores the message and
+// answers DEADLINE_EXCEEDED, pausing the key like any failure.
+#[test]
+fn a_publish_that_timed_out_may_have_been_stored() {
+    let mut stored = Vec::new();
+    for fate in [1, 2] {
+        let mut sim = Sim::replaying(&[fate]);
+        let mut broker = broker_with(|_| {});
+        let mut publisher = Publisher::with_message_ordering("payments").with_unknown_failures();
+        let error = publisher
+            .publish(&mut sim, &mut broker, PubsubMessage::with_key("A#1", "A"))
+            .unwrap_err();
+        let PublishError::Failed(error) = error else {
+            panic!("the first publish is sent")
+        };
+        assert!(
+            publisher.is_paused("A"),
+            "a failure pauses the key either way"
+        );
+        stored.push((error.code, broker.topic_messages("payments").len()));
+    }
+    assert_eq!(
+        stored,
+        vec![(Code::Unavailable, 0), (Code::DeadlineExceeded, 1)],
+        "refused and not stored; timed out after it was stored"
+    );
+}

@@ -255,6 +255,22 @@ impl Stored {
     }
 }
 
+/// The rows `mutations` write, as locks seen at `snapshot`: a commit under REPEATABLE_READ
+/// conflicts when another commit wrote one of them after the snapshot.
+fn write_locks(mutations: &[Mutation], snapshot: u64) -> Vec<ReadLock> {
+    mutations
+        .iter()
+        .map(|m| {
+            let (table, key) = m.target();
+            ReadLock {
+                table,
+                span: Span::Key(key.clone()),
+                seen: snapshot,
+            }
+        })
+        .collect()
+}
+
 /// A table: rows in key order.
 pub(crate) type Table = BTreeMap<Rc<str>, Stored>;
 
@@ -357,6 +373,11 @@ pub struct Buffered {
     pub(crate) mutations: Vec<Mutation>,
     /// A DML statement of this attempt ended ABORTED: the attempt can no longer commit.
     pub(crate) aborted: bool,
+    /// REPEATABLE_READ instead of the default SERIALIZABLE.
+    pub(crate) repeatable_read: bool,
+    /// Under REPEATABLE_READ, the timestamp every read of the attempt sees: the last
+    /// commit when the attempt first read.
+    pub(crate) snapshot: Option<u64>,
 }
 
 impl Buffered {
@@ -493,7 +514,16 @@ impl Database {
             });
             return Err(SpannerError::new(Code::Aborted));
         }
+        let repeatable = parts.repeatable_read.then_some(parts.snapshot);
         let (reads, mutations) = parts.into_writes();
+        // REPEATABLE_READ detects write-write conflicts only: the commit checks the rows it
+        // writes, not the rows it read, against its snapshot.
+        let reads = match repeatable {
+            Some(snapshot) => {
+                write_locks(&mutations, snapshot.unwrap_or(self.last_commit_timestamp))
+            }
+            None => reads,
+        };
         if let Some(conflict) = self.stale_read(&reads) {
             sim.event("spanner", Glyph::Error, || {
                 ("commit -> ABORTED".into(), conflict)

@@ -33,6 +33,10 @@
 //!   **CANCELLED** (the client cancelled the call in flight) instead
 //!   ([`Database::answer_unknown_commits_with`]): the same three truths, and
 //!   [`Code::is_outcome_unknown`] says so for all three codes.
+//! * **Isolation.** A read-write transaction is SERIALIZABLE by default; run at
+//!   [`IsolationLevel::RepeatableRead`] ([`run_transaction_at`]) its reads see one
+//!   snapshot, taken at its first read, and its commit checks only the rows it writes, so
+//!   two transactions that read the same rows and write different ones both commit.
 //! * A [`ReadWriteTransaction`] is one the application drives itself (Java's
 //!   `TransactionManager`): once committed, rolled back, or failed it refuses every further
 //!   call, once aborted it answers ABORTED; a retry is a new transaction. The refusal is
@@ -60,7 +64,7 @@
 //!   range it scanned, was written by another commit after the read). Spanner by default
 //!   takes shared read locks, so a conflicting writer waits or is wounded (ABORTED);
 //!   either way no attempt commits on a read that changed, which is what the application
-//!   sees here too. Only SERIALIZABLE isolation is modelled, not REPEATABLE_READ.
+//!   sees here too.
 //! * Reads never fail inside a read-write transaction; in Spanner a read can return
 //!   ABORTED too (the runner then reruns the callback, as it does here after an aborted
 //!   DML statement). A DML statement is one row by key, not SQL.
@@ -87,11 +91,11 @@ pub use database::{Buffered, Code, CommitResponse, Database, Mutation, Row, Span
 pub use processor::{
     ChargeRequest, KEY_RETENTION_SECONDS, PaymentProcessor, ProcessorError, Receipt,
 };
-pub use runner::{Committed, MAX_ATTEMPTS, run_transaction};
+pub use runner::{Committed, MAX_ATTEMPTS, run_transaction, run_transaction_at};
 pub use snapshot::{
     READ_DEADLINE_SECONDS, ReadOnlyTransaction, TimestampBound, VERSION_RETENTION_SECONDS,
 };
-pub use transaction::{Dml, ReadWriteTransaction, Transaction, TransactionState};
+pub use transaction::{Dml, IsolationLevel, ReadWriteTransaction, Transaction, TransactionState};
 
 #[cfg(test)]
 mod tests;

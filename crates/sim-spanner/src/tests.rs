@@ -1138,3 +1138,61 @@ fn unknown_and_cancelled_commits_leave_the_outcome_unknown() {
     assert!(Code::DeadlineExceeded.is_outcome_unknown());
     assert!(!Code::Aborted.is_outcome_unknown() && !Code::FailedPrecondition.is_outcome_unknown());
 }
+
+#[test]
+fn repeatable_read_detects_only_write_write_conflicts() {
+    // googleapis google/spanner/v1/transaction.proto, TransactionOptions.IsolationLevel
+    // (https://cloud.google.com/spanner/docs/isolation-levels): REPEATABLE_READ: "All reads
+    // performed during the transaction observe a consistent snapshot of the database, and
+    // the transaction is only successfully committed in the absence of conflicts between its
+    // updates and any concurrent updates that have occurred since that snapshot.
+    // Consequently, in contrast to SERIALIZABLE transactions, only write-write conflicts are
+    // detected in snapshot transactions." SERIALIZABLE is the default ("Serializable
+    // isolation is the default isolation level in Spanner").
+    let last_unit = |isolation: IsolationLevel| {
+        on_schedule(&[], |sim| {
+            let mut db = Database::new();
+            let attempts = ["o1", "o2"].map(|id| {
+                let mut txn = db.begin_at(isolation);
+                if txn.scan(ORDERS).is_empty() {
+                    txn.insert(ORDERS, id, order(10));
+                }
+                txn.finish()
+            });
+            let codes: Vec<Option<Code>> = attempts
+                .map(|a| db.commit(sim, a).err().map(|e| e.code))
+                .into();
+            (codes, db.count(ORDERS))
+        })
+    };
+    assert_eq!(
+        last_unit(IsolationLevel::Serializable),
+        (vec![None, Some(Code::Aborted)], 1),
+        "the second commit's scan changed"
+    );
+    assert_eq!(
+        last_unit(IsolationLevel::RepeatableRead),
+        (vec![None, None], 2),
+        "different rows written: no conflict (write skew)"
+    );
+    // The same row written by both is still a conflict.
+    on_schedule(&[], |sim| {
+        let mut db = Database::new();
+        db.seed(&[Mutation::Insert {
+            table: ORDERS,
+            key: "o1".into(),
+            row: order(10),
+        }]);
+        let mut first = db.begin_at(IsolationLevel::RepeatableRead);
+        let mut second = db.begin_at(IsolationLevel::RepeatableRead);
+        assert_eq!(first.read(ORDERS, "o1"), Some(order(10)));
+        assert_eq!(second.read(ORDERS, "o1"), Some(order(10)));
+        first.update(ORDERS, "o1", order(20));
+        second.update(ORDERS, "o1", order(30));
+        let (first, second) = (first.finish(), second.finish());
+        db.commit(sim, first).unwrap();
+        let error = db.commit(sim, second).unwrap_err();
+        assert_eq!(error.code, Code::Aborted, "a write-write conflict");
+        assert_eq!(db.read(ORDERS, "o1"), Some(order(20)));
+    });
+}
