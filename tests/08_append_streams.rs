@@ -52,7 +52,7 @@ fn already_exists_without_journal_proof_holds_for_reconciliation() {
     explore("drill", 0).assert_ok();
 }
 
-/// Position 1004 carries a field the table does not have. B is rejected with a row error
+/// Position 1004 carries a value its column cannot take. B is rejected with a row error
 /// (nothing appended): the old record is frozen, 1004 quarantined, and a new identity
 /// with one row takes offset 3.
 fn a_schema_rejection_freezes_b_and_writes_a_new_identity() {

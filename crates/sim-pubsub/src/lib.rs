@@ -22,6 +22,10 @@
 //!   successful ack is never followed by a redelivery, not even by the ordering
 //!   cascade. It does not make processing exactly once: a subscriber that applied an
 //!   effect and then failed to ack gets the message again.
+//! * The **subscriber client's lease management** ([`LeaseManager`]): while a callback
+//!   holds a message, the high-level client extends its ack deadline with
+//!   `ModifyAckDeadline`, up to a maximum extension period (an hour by default); the raw
+//!   `Pull` call extends nothing.
 //! * The **publisher client** ([`Publisher`]): with message ordering, a failed publish
 //!   pauses its ordering key, and the publisher refuses that key's later messages until
 //!   `resume_publish`.
@@ -67,9 +71,14 @@
 //! * Pull only, with explicit acks: no push subscriptions (where the endpoint's HTTP
 //!   answer acknowledges), no function triggers, no streaming pull, no flow control, no
 //!   retry policy (redelivery is immediate after a nack or an expiry), no filters, no
-//!   schemas, no regions. [`Broker::publish`] always succeeds, once; only the
-//!   [`Publisher`] client can fail, and then the message was not stored (no publish whose
-//!   response was lost, no batching: one message per request).
+//!   schemas, no regions (exactly-once delivery is regional and pull-only in the real
+//!   service). [`Broker::publish`] always succeeds, once; only the [`Publisher`] client
+//!   can fail, and then the message was not stored (no publish whose response was lost,
+//!   no batching: one message per request), unless the publisher is built with
+//!   [`Publisher::with_unknown_failures`]: then a publish can also time out after it was
+//!   stored (`DEADLINE_EXCEEDED`), as a real one can.
+//! * Lease management extends by a fixed amount halfway through each extension; the real
+//!   clients derive the extension from the 99th percentile of ack delays.
 //! * Exactly-once delivery covers `Acknowledge` only: `ModifyAckDeadline` with a stale
 //!   ack id is ignored as without it, and acknowledging the same id twice answers
 //!   `InvalidAckId` the second time.
@@ -93,10 +102,12 @@ use labkit::fault::{Glyph, Sim, Timers};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+mod lease;
 mod publisher;
 #[cfg(test)]
 mod tests;
 
+pub use lease::{DEFAULT_MAX_EXTENSION_SECONDS, LeaseManager};
 pub use publisher::{PublishError, Publisher};
 
 /// The project number of the simulated project.
@@ -106,8 +117,9 @@ pub const SERVICE_AGENT: &str =
     "serviceAccount:service-123456789@gcp-sa-pubsub.iam.gserviceaccount.com";
 pub const ROLE_PUBLISHER: &str = "roles/pubsub.publisher";
 pub const ROLE_SUBSCRIBER: &str = "roles/pubsub.subscriber";
-/// How long, in seconds, pulls after a seek may still see the state before it. The page
-/// says delivery is eventually consistent with a seek; the 60 s bound is the lab's choice.
+/// How long, in seconds, pulls after a seek may still see the state before it. The replay
+/// page says delivery is eventually consistent with a seek, and gives the operation about
+/// a minute to take full effect: a typical figure, which the simulator uses as a bound.
 pub const SEEK_SETTLE_SECONDS: u64 = 60;
 /// The default of `message_retention_duration`: seven days, in seconds.
 pub const SEVEN_DAYS: u64 = 7 * 24 * 3600;
@@ -129,6 +141,8 @@ pub enum Code {
     InvalidArgument,
     /// A publish the service did not accept (after the client's own retries).
     Unavailable,
+    /// A publish that timed out (after the client's own retries): it may have been stored.
+    DeadlineExceeded,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,6 +167,7 @@ impl fmt::Display for PubSubError {
             Code::AlreadyExists => "ALREADY_EXISTS",
             Code::InvalidArgument => "INVALID_ARGUMENT",
             Code::Unavailable => "UNAVAILABLE",
+            Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
         };
         write!(f, "{code}: {}", self.message)
     }

@@ -7,6 +7,9 @@
 //! ordering key." Nothing of that key is sent until the application calls
 //! [`Publisher::resume_publish`], so the key's order on the topic cannot silently skip the
 //! failed message. Other keys, and messages without a key, are not affected.
+//!
+//! A failed publish is not always a message that was not stored: a request that timed out
+//! may have reached the service. [`Publisher::with_unknown_failures`] models that fate.
 
 use crate::{Broker, Code, PubSubError, PubsubMessage};
 use labkit::fault::{Glyph, Sim};
@@ -16,8 +19,9 @@ use std::fmt;
 /// Why a publish returned no message id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PublishError {
-    /// The service did not accept the message (the client's own retries included): it
-    /// was not stored.
+    /// The publish failed (the client's own retries included). With `UNAVAILABLE` the
+    /// message was not stored; with `DEADLINE_EXCEEDED` (a [`Publisher`] with unknown
+    /// failures) it may have been.
     Failed(PubSubError),
     /// The publisher refused the message before sending it: an earlier publish of this
     /// ordering key failed and the key has not been resumed.
@@ -44,6 +48,9 @@ pub struct Publisher {
     topic: String,
     enable_message_ordering: bool,
     paused: BTreeSet<String>,
+    /// A failed publish may have been stored (its response was lost after the client's
+    /// retries); off unless a scenario asks for it.
+    unknown_failures: bool,
 }
 
 impl Publisher {
@@ -53,6 +60,7 @@ impl Publisher {
             topic: topic.to_string(),
             enable_message_ordering: false,
             paused: BTreeSet::new(),
+            unknown_failures: false,
         }
     }
 
@@ -63,6 +71,14 @@ impl Publisher {
             enable_message_ordering: true,
             ..Publisher::new(topic)
         }
+    }
+
+    /// A publisher whose failed publishes may have been stored: a request that timed out
+    /// after the client's retries (`DEADLINE_EXCEEDED`) may have reached the service, so
+    /// the fault core offers a third fate, "fails after it was stored".
+    pub fn with_unknown_failures(mut self) -> Self {
+        self.unknown_failures = true;
+        self
     }
 
     /// Publishes one message. The fault core may fail the request (`pubsub:publish`);
@@ -84,7 +100,30 @@ impl Publisher {
             });
             return Err(PublishError::OrderingKeyPaused { ordering_key: key });
         }
-        if sim.choose("pubsub:publish", &["accepted", "fails"]) == 1 {
+        let fates: &[&str] = if self.unknown_failures {
+            &["accepted", "fails", "fails after it was stored"]
+        } else {
+            &["accepted", "fails"]
+        };
+        let fate = sim.choose("pubsub:publish", fates);
+        if fate == 2 {
+            if ordered {
+                self.paused.insert(key.clone());
+            }
+            let id = broker.publish(sim, &self.topic, message.clone());
+            let id = id.map_err(PublishError::Failed)?;
+            sim.event("publisher", Glyph::Indefinite, || {
+                (
+                    format!("publish {} -> DEADLINE_EXCEEDED", message.data),
+                    format!("stored as message {id}; response lost"),
+                )
+            });
+            return Err(PublishError::Failed(PubSubError::new(
+                Code::DeadlineExceeded,
+                format!("publish to {} timed out", self.topic),
+            )));
+        }
+        if fate == 1 {
             if ordered {
                 self.paused.insert(key.clone());
             }

@@ -168,6 +168,14 @@ pub enum Code {
     /// Definite: the request is not valid as asked (a bounded-staleness bound on a
     /// transaction that is not single-use).
     InvalidArgument,
+    /// Indefinite: Spanner "has lost track of the transaction outcome" of a commit; read
+    /// the database to learn what happened. Returned only where a scenario asks for it
+    /// ([`Database::answer_unknown_commits_with`]).
+    Unknown,
+    /// Indefinite when it ends a commit: the client cancelled the call while the commit was
+    /// in flight, and the server may have applied it. Returned only where a scenario asks
+    /// for it ([`Database::answer_unknown_commits_with`]).
+    Cancelled,
 }
 
 impl Code {
@@ -179,7 +187,18 @@ impl Code {
             Code::NotFound => "NOT_FOUND",
             Code::FailedPrecondition => "FAILED_PRECONDITION",
             Code::InvalidArgument => "INVALID_ARGUMENT",
+            Code::Unknown => "UNKNOWN",
+            Code::Cancelled => "CANCELLED",
         }
+    }
+
+    /// True when a commit that ended with this code may or may not have applied:
+    /// DEADLINE_EXCEEDED, UNKNOWN and CANCELLED. Only a read of the database tells.
+    pub fn is_outcome_unknown(self) -> bool {
+        matches!(
+            self,
+            Code::DeadlineExceeded | Code::Unknown | Code::Cancelled
+        )
     }
 }
 
@@ -234,6 +253,22 @@ impl Stored {
             .find(|(version, _)| *version <= at)
             .and_then(|(_, row)| row.as_ref())
     }
+}
+
+/// The rows `mutations` write, as locks seen at `snapshot`: a commit under REPEATABLE_READ
+/// conflicts when another commit wrote one of them after the snapshot.
+fn write_locks(mutations: &[Mutation], snapshot: u64) -> Vec<ReadLock> {
+    mutations
+        .iter()
+        .map(|m| {
+            let (table, key) = m.target();
+            ReadLock {
+                table,
+                span: Span::Key(key.clone()),
+                seen: snapshot,
+            }
+        })
+        .collect()
 }
 
 /// A table: rows in key order.
@@ -324,6 +359,8 @@ pub struct Database {
     last_commit_timestamp: u64,
     in_flight: Vec<InFlight>,
     commits: u64,
+    /// The code a commit with an unknown outcome answers; `None`: DEADLINE_EXCEEDED.
+    unknown_outcome: Option<Code>,
 }
 
 /// A finished read-write attempt: what it read (to validate at commit), its DML writes
@@ -336,6 +373,11 @@ pub struct Buffered {
     pub(crate) mutations: Vec<Mutation>,
     /// A DML statement of this attempt ended ABORTED: the attempt can no longer commit.
     pub(crate) aborted: bool,
+    /// REPEATABLE_READ instead of the default SERIALIZABLE.
+    pub(crate) repeatable_read: bool,
+    /// Under REPEATABLE_READ, the timestamp every read of the attempt sees: the last
+    /// commit when the attempt first read.
+    pub(crate) snapshot: Option<u64>,
 }
 
 impl Buffered {
@@ -357,6 +399,22 @@ impl Buffered {
 impl Database {
     pub fn new() -> Self {
         Database::default()
+    }
+
+    /// Makes every commit whose outcome is unknown (applied with its response lost, not
+    /// applied, applied later) answer `code` instead of DEADLINE_EXCEEDED: UNKNOWN (Spanner
+    /// lost track of the outcome) or CANCELLED (the client cancelled the call in flight).
+    pub fn answer_unknown_commits_with(&mut self, code: Code) {
+        assert!(
+            code.is_outcome_unknown(),
+            "{} is a definite outcome",
+            code.name()
+        );
+        self.unknown_outcome = Some(code);
+    }
+
+    fn unknown_outcome(&self) -> SpannerError {
+        SpannerError::new(self.unknown_outcome.unwrap_or(Code::DeadlineExceeded))
     }
 
     pub(crate) fn stored(&self, table: &str, key: &str) -> Option<&Stored> {
@@ -456,7 +514,16 @@ impl Database {
             });
             return Err(SpannerError::new(Code::Aborted));
         }
+        let repeatable = parts.repeatable_read.then_some(parts.snapshot);
         let (reads, mutations) = parts.into_writes();
+        // REPEATABLE_READ detects write-write conflicts only: the commit checks the rows it
+        // writes, not the rows it read, against its snapshot.
+        let reads = match repeatable {
+            Some(snapshot) => {
+                write_locks(&mutations, snapshot.unwrap_or(self.last_commit_timestamp))
+            }
+            None => reads,
+        };
         if let Some(conflict) = self.stale_read(&reads) {
             sim.event("spanner", Glyph::Error, || {
                 ("commit -> ABORTED".into(), conflict)
@@ -465,6 +532,7 @@ impl Database {
         }
         let fate = COMMIT_FATES[sim.choose("spanner:commit", &COMMIT_LABELS)];
         let now = sim.now();
+        let unknown = self.unknown_outcome();
         match fate {
             Fate::Ok => match self.apply(mutations, now) {
                 Ok(ts) => {
@@ -503,25 +571,28 @@ impl Database {
                     Err(code) => format!("not applied ({})", code.name()),
                 };
                 sim.event("spanner", Glyph::Indefinite, || {
-                    ("commit -> DEADLINE_EXCEEDED".into(), truth)
+                    (format!("commit -> {}", unknown.code.name()), truth)
                 });
-                Err(SpannerError::new(Code::DeadlineExceeded))
+                Err(unknown)
             }
             Fate::NotApplied => {
                 sim.event("spanner", Glyph::Indefinite, || {
-                    ("commit -> DEADLINE_EXCEEDED".into(), "not applied".into())
+                    (
+                        format!("commit -> {}", unknown.code.name()),
+                        "not applied".into(),
+                    )
                 });
-                Err(SpannerError::new(Code::DeadlineExceeded))
+                Err(unknown)
             }
             Fate::AppliedLater => {
                 self.in_flight.push(InFlight { reads, mutations });
                 sim.event("spanner", Glyph::Indefinite, || {
                     (
-                        "commit -> DEADLINE_EXCEEDED".into(),
+                        format!("commit -> {}", unknown.code.name()),
                         "still in flight: lands before the next commit".into(),
                     )
                 });
-                Err(SpannerError::new(Code::DeadlineExceeded))
+                Err(unknown)
             }
         }
     }

@@ -28,11 +28,21 @@
 //!   failed), or **DEADLINE_EXCEEDED**, which is indefinite: the hidden truth is one of
 //!   *applied and the response lost*, *not applied*, or *applied later* (the commit is
 //!   still in flight and lands before the next commit the database processes). The
-//!   runner does not retry DEADLINE_EXCEEDED; the caller sees it.
+//!   runner does not retry DEADLINE_EXCEEDED; the caller sees it. A scenario can make
+//!   those commits answer **UNKNOWN** (Spanner lost track of the outcome) or
+//!   **CANCELLED** (the client cancelled the call in flight) instead
+//!   ([`Database::answer_unknown_commits_with`]): the same three truths, and
+//!   [`Code::is_outcome_unknown`] says so for all three codes.
+//! * **Isolation.** A read-write transaction is SERIALIZABLE by default; run at
+//!   [`IsolationLevel::RepeatableRead`] ([`run_transaction_at`]) its reads see one
+//!   snapshot, taken at its first read, and its commit checks only the rows it writes, so
+//!   two transactions that read the same rows and write different ones both commit.
 //! * A [`ReadWriteTransaction`] is one the application drives itself (Java's
 //!   `TransactionManager`): once committed, rolled back, or failed it refuses every further
-//!   call (FAILED_PRECONDITION), once aborted it answers ABORTED; a retry is a new
-//!   transaction.
+//!   call, once aborted it answers ABORTED; a retry is a new transaction. The refusal is
+//!   the client library's (Java: `IllegalStateException`, "commit can only be invoked if
+//!   the transaction is in progress"), so nothing is sent; the simulator reports it as
+//!   FAILED_PRECONDITION.
 //! * **Reads at a timestamp**: rows keep their older versions, so a [`TimestampBound`]
 //!   chooses what a single read or a [`ReadOnlyTransaction`] sees: strong (every commit so
 //!   far), exact staleness, a read timestamp (one in the future is waited for, up to the
@@ -51,8 +61,10 @@
 //!
 //! * One database, one client, no sessions and no lock waits: locks are not held, every
 //!   read is validated at commit instead (the transaction aborts when a row it read, or a
-//!   range it scanned, was written by another commit after the read), which is what
-//!   Spanner's lock-based concurrency control guarantees the application sees.
+//!   range it scanned, was written by another commit after the read). Spanner by default
+//!   takes shared read locks, so a conflicting writer waits or is wounded (ABORTED);
+//!   either way no attempt commits on a read that changed, which is what the application
+//!   sees here too.
 //! * Reads never fail inside a read-write transaction; in Spanner a read can return
 //!   ABORTED too (the runner then reruns the callback, as it does here after an aborted
 //!   DML statement). A DML statement is one row by key, not SQL.
@@ -79,11 +91,11 @@ pub use database::{Buffered, Code, CommitResponse, Database, Mutation, Row, Span
 pub use processor::{
     ChargeRequest, KEY_RETENTION_SECONDS, PaymentProcessor, ProcessorError, Receipt,
 };
-pub use runner::{Committed, MAX_ATTEMPTS, run_transaction};
+pub use runner::{Committed, MAX_ATTEMPTS, run_transaction, run_transaction_at};
 pub use snapshot::{
     READ_DEADLINE_SECONDS, ReadOnlyTransaction, TimestampBound, VERSION_RETENTION_SECONDS,
 };
-pub use transaction::{Dml, ReadWriteTransaction, Transaction, TransactionState};
+pub use transaction::{Dml, IsolationLevel, ReadWriteTransaction, Transaction, TransactionState};
 
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,7 @@
 //! callback again.
 
 use crate::database::{Code, Database, SpannerError};
-use crate::transaction::Transaction;
+use crate::transaction::{IsolationLevel, Transaction};
 use labkit::fault::{Glyph, Sim};
 
 /// How many attempts the runner makes before it returns ABORTED to the caller. The real
@@ -33,6 +33,19 @@ pub struct Committed<T> {
 pub fn run_transaction<T, E>(
     db: &mut Database,
     sim: &mut Sim,
+    callback: impl FnMut(&mut Transaction<'_>, &mut Sim) -> Result<T, E>,
+) -> Result<Committed<T>, E>
+where
+    E: From<SpannerError>,
+{
+    run_transaction_at(db, sim, IsolationLevel::Serializable, callback)
+}
+
+/// [`run_transaction`] at an isolation level (`TransactionOptions.isolation_level`).
+pub fn run_transaction_at<T, E>(
+    db: &mut Database,
+    sim: &mut Sim,
+    isolation: IsolationLevel,
     mut callback: impl FnMut(&mut Transaction<'_>, &mut Sim) -> Result<T, E>,
 ) -> Result<Committed<T>, E>
 where
@@ -41,7 +54,7 @@ where
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let mut txn = db.begin();
+        let mut txn = db.begin_at(isolation);
         let outcome = callback(&mut txn, sim);
         let aborted_inside = txn.is_aborted();
         let buffered = txn.finish();

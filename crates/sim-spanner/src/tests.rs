@@ -832,6 +832,11 @@ fn a_failed_commit_leaves_the_transaction_unusable() {
             (first, state, again, read, rollback, applied)
         })
     };
+    // java-spanner TransactionManagerImpl.commit: `Preconditions.checkState(txnState ==
+    // TransactionState.STARTED, "commit can only be invoked if the transaction is in
+    // progress…")`: a second commit is refused by the client (IllegalStateException) and
+    // nothing is sent. The simulator models that client-side refusal and reports it as
+    // FAILED_PRECONDITION (REFUSED below); its timeline says "nothing sent".
     let code = |code| Err(SpannerError { code });
     // DEADLINE_EXCEEDED: the same refusal whether or not the first commit applied, so the
     // transaction cannot tell; rolling back changes nothing either.
@@ -1093,4 +1098,101 @@ fn the_fault_labels_are_the_fault_cores_own() {
     {
         assert_eq!(fate.label(), label);
     }
+}
+
+#[test]
+fn unknown_and_cancelled_commits_leave_the_outcome_unknown() {
+    // googleapis google/spanner/v1/spanner.proto (Commit): "On very rare occasions,
+    // `Commit` might return `UNKNOWN`. This can happen, for example, if the client job
+    // experiences a 1+ hour networking failure. At that point, Cloud Spanner has lost track
+    // of the transaction outcome and we recommend that you perform another read from the
+    // database to see the state of things as they are now."
+    // google-cloud-go commit 2159af9 ("spanner: return transaction outcome unknown"): "If a
+    // DEADLINE_EXCEEDED or CANCELED error occurs while a COMMIT request is in flight, the
+    // outcome of the transaction is unknown as the request might have been received and
+    // processed by the server." nodejs-spanner #1388: "Unknown errors that are returned
+    // during a transaction should not cause the entire transaction to be automatically
+    // retried". So UNKNOWN and CANCELLED at commit are outcome-unknown, like
+    // DEADLINE_EXCEEDED, and the runner returns them instead of calling the callback again.
+    for code in [Code::Unknown, Code::Cancelled] {
+        assert!(code.is_outcome_unknown());
+        for (fate, applied) in [(APPLIED_RESPONSE_LOST, true), (NOT_APPLIED, false)] {
+            let (calls, result, found) = on_schedule(&[fate], |sim| {
+                let mut db = Database::new();
+                db.answer_unknown_commits_with(code);
+                let mut calls = 0;
+                let result = run_transaction(&mut db, sim, |txn, _sim| -> Result<(), Stop> {
+                    calls += 1;
+                    txn.insert(ORDERS, "o1", order(10));
+                    Ok(())
+                });
+                let result = result.map(|_| ()).map_err(|e| match e {
+                    Stop::Spanner(e) => e.code,
+                    Stop::Crash(_) => unreachable!("no crash point here"),
+                });
+                (calls, result, db.read(ORDERS, "o1").is_some())
+            });
+            assert_eq!((calls, result, found), (1, Err(code), applied));
+        }
+    }
+    assert!(Code::DeadlineExceeded.is_outcome_unknown());
+    assert!(!Code::Aborted.is_outcome_unknown() && !Code::FailedPrecondition.is_outcome_unknown());
+}
+
+#[test]
+fn repeatable_read_detects_only_write_write_conflicts() {
+    // googleapis google/spanner/v1/transaction.proto, TransactionOptions.IsolationLevel
+    // (https://cloud.google.com/spanner/docs/isolation-levels): REPEATABLE_READ: "All reads
+    // performed during the transaction observe a consistent snapshot of the database, and
+    // the transaction is only successfully committed in the absence of conflicts between its
+    // updates and any concurrent updates that have occurred since that snapshot.
+    // Consequently, in contrast to SERIALIZABLE transactions, only write-write conflicts are
+    // detected in snapshot transactions." SERIALIZABLE is the default ("Serializable
+    // isolation is the default isolation level in Spanner").
+    let last_unit = |isolation: IsolationLevel| {
+        on_schedule(&[], |sim| {
+            let mut db = Database::new();
+            let attempts = ["o1", "o2"].map(|id| {
+                let mut txn = db.begin_at(isolation);
+                if txn.scan(ORDERS).is_empty() {
+                    txn.insert(ORDERS, id, order(10));
+                }
+                txn.finish()
+            });
+            let codes: Vec<Option<Code>> = attempts
+                .map(|a| db.commit(sim, a).err().map(|e| e.code))
+                .into();
+            (codes, db.count(ORDERS))
+        })
+    };
+    assert_eq!(
+        last_unit(IsolationLevel::Serializable),
+        (vec![None, Some(Code::Aborted)], 1),
+        "the second commit's scan changed"
+    );
+    assert_eq!(
+        last_unit(IsolationLevel::RepeatableRead),
+        (vec![None, None], 2),
+        "different rows written: no conflict (write skew)"
+    );
+    // The same row written by both is still a conflict.
+    on_schedule(&[], |sim| {
+        let mut db = Database::new();
+        db.seed(&[Mutation::Insert {
+            table: ORDERS,
+            key: "o1".into(),
+            row: order(10),
+        }]);
+        let mut first = db.begin_at(IsolationLevel::RepeatableRead);
+        let mut second = db.begin_at(IsolationLevel::RepeatableRead);
+        assert_eq!(first.read(ORDERS, "o1"), Some(order(10)));
+        assert_eq!(second.read(ORDERS, "o1"), Some(order(10)));
+        first.update(ORDERS, "o1", order(20));
+        second.update(ORDERS, "o1", order(30));
+        let (first, second) = (first.finish(), second.finish());
+        db.commit(sim, first).unwrap();
+        let error = db.commit(sim, second).unwrap_err();
+        assert_eq!(error.code, Code::Aborted, "a write-write conflict");
+        assert_eq!(db.read(ORDERS, "o1"), Some(order(20)));
+    });
 }

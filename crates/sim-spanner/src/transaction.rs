@@ -75,10 +75,20 @@ impl Buffered {
             .map(|(_, _, row)| row)
     }
 
+    /// The timestamp this attempt's reads see: the last commit (SERIALIZABLE), or the
+    /// snapshot taken at the attempt's first read (REPEATABLE_READ).
+    fn read_at(&mut self, db: &Database) -> u64 {
+        let now = db.last_commit_timestamp();
+        match self.repeatable_read {
+            true => *self.snapshot.get_or_insert(now),
+            false => now,
+        }
+    }
+
     fn read(&mut self, db: &Database, table: &'static str, key: &str) -> Option<Row> {
-        let seen = db.last_commit_timestamp();
+        let seen = self.read_at(db);
         let (key, row) = match db.stored_entry(table, key) {
-            Some((stored_key, stored)) => (stored_key.clone(), stored.row.clone()),
+            Some((stored_key, stored)) => (stored_key.clone(), stored.at(seen).cloned()),
             None => (Rc::from(key), None),
         };
         let row = match self.dml_row(table, &key) {
@@ -100,17 +110,18 @@ impl Buffered {
         start: Option<&str>,
         end: Option<&str>,
     ) -> Vec<(String, Row)> {
+        let seen = self.read_at(db);
         self.reads.push(ReadLock {
             table,
             span: Span::Range(start.map(Rc::from), end.map(Rc::from)),
-            seen: db.last_commit_timestamp(),
+            seen,
         });
         let mut rows: Vec<(String, Row)> = db
             .tables
             .get(table)
             .map(|stored| {
                 range(stored, start, end)
-                    .filter_map(|(k, s)| s.row.clone().map(|r| (k.to_string(), r)))
+                    .filter_map(|(k, s)| s.at(seen).cloned().map(|r| (k.to_string(), r)))
                     .collect()
             })
             .unwrap_or_default();
@@ -283,13 +294,33 @@ impl Transaction<'_> {
     }
 }
 
+/// The isolation level of a read-write transaction (`TransactionOptions.IsolationLevel`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IsolationLevel {
+    /// The default: the commit checks every row and range the transaction read.
+    #[default]
+    Serializable,
+    /// Reads see one snapshot (the last commit when the attempt first read); the commit
+    /// checks only the rows the transaction writes ("only write-write conflicts are
+    /// detected").
+    RepeatableRead,
+}
+
 impl Database {
     /// Starts one attempt of a read-write transaction. Application code gets one from
     /// [`run_transaction`](crate::run_transaction); this is public for tests and setup.
     pub fn begin(&self) -> Transaction<'_> {
+        self.begin_at(IsolationLevel::Serializable)
+    }
+
+    /// [`Database::begin`] at an isolation level.
+    pub fn begin_at(&self, isolation: IsolationLevel) -> Transaction<'_> {
         Transaction {
             db: self,
-            parts: Buffered::default(),
+            parts: Buffered {
+                repeatable_read: isolation == IsolationLevel::RepeatableRead,
+                ..Buffered::default()
+            },
         }
     }
 

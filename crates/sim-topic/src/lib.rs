@@ -41,9 +41,14 @@
 //!   did. A commit can also be refused with `OVERLOADED` (definite: nothing applied),
 //!   aborted because a concurrent writer broke its locks, or end `UNDETERMINED` (applied or
 //!   not: the client cannot tell).
+//! * **Producer ids.** Deduplication and automatic numbering are per `producer_id`. The
+//!   SDK gives a writer a random one unless the application names it
+//!   ([`Ydb::random_producer_id`]): a writer restarted under a new id starts a new
+//!   sequence, so nothing it writes again is recognised.
 //! * **The retry settings** ([`RetrySettings`]): which status codes are retried, with which
-//!   backoff, on the simulated clock; an unknown outcome is retried only when the
-//!   operation is idempotent.
+//!   backoff, on the simulated clock, as the Python SDK's `ydb/_errors.py` decides: a
+//!   transport `UNAVAILABLE` (a broken connection) is retried whatever `idempotent` says,
+//!   and only the server's `UNDETERMINED` waits for `idempotent=True`.
 //!
 //! Simplifications (said again in the chapter):
 //!
@@ -60,6 +65,13 @@
 //!   writer assigns it when the message is written, continuing from the highest number the
 //!   server reported when the writer started. For one writer at a time the numbers are the
 //!   same.
+//! * Backoffs follow YDB's status table (fast for `ABORTED`, `UNAVAILABLE`,
+//!   `UNDETERMINED`); the Python SDK waits with its slow backoff after `ABORTED`,
+//!   `UNDETERMINED` and a unary call's `ConnectionLost`. A delay changes when an attempt
+//!   runs, not what the retry loop decides.
+//! * A response lost on the network reaches the client as `UNAVAILABLE`; the client's own
+//!   deadline (`DEADLINE_EXCEEDED`, `issues.DeadlineExceed`, which the SDK does not retry)
+//!   is not modelled.
 //! * Dropping a [`Tx`] without [`Ydb::commit`] or [`Ydb::rollback`] discards it and tells
 //!   nobody: its reader session goes on past what it read until the session ends.
 
@@ -77,10 +89,13 @@ pub enum StatusCode {
     /// Status 400060, retryable with a slow backoff, idempotent or not: the request was
     /// refused before it ran (a shard's queue was full). Nothing was applied.
     Overloaded,
-    /// The transport's gRPC code 14: the connection broke. Conditionally retryable: the
-    /// server may or may not have applied the call.
+    /// The transport's gRPC code 14: the connection broke, and the server may or may not
+    /// have applied the call. YDB's table calls it conditionally retryable; the Python SDK
+    /// retries it whatever `idempotent` says (as `issues.Unavailable` on a stream,
+    /// `issues.ConnectionLost` on a unary call).
     Unavailable,
-    /// 400170. Conditionally retryable: the outcome is unknown.
+    /// 400170, a status the server answers: it could not determine the outcome.
+    /// Conditionally retryable: the SDK retries it only when the call is idempotent.
     Undetermined,
     /// The SDK's own `ClientInternalError`: the client failed the transaction before it
     /// sent the commit (a batch it read belongs to a reader session that has since ended).
@@ -138,8 +153,8 @@ pub struct Chaos {
     /// (a connection killed); for a plain write or offset commit, sometimes after it was
     /// applied.
     pub kill_connections: bool,
-    /// Commits can be refused (`OVERLOADED`), fail `UNAVAILABLE` or end `UNDETERMINED`
-    /// (both: applied or not).
+    /// Commits can be refused (`OVERLOADED`), fail `UNAVAILABLE` (the connection broke) or
+    /// end `UNDETERMINED` (the server could not tell): both applied or not.
     pub commit_faults: bool,
     /// A concurrent writer can break a transaction's locks just before it commits.
     pub lock_breaks: bool,
@@ -277,7 +292,7 @@ const COMMIT_ALL: [&str; 7] = [
     "OVERLOADED (refused, not applied)",
     "UNAVAILABLE (connection lost, applied)",
     "UNAVAILABLE (connection lost, not applied)",
-    "UNDETERMINED (applied, response lost)",
+    "UNDETERMINED (applied; the server cannot tell)",
     "UNDETERMINED (not applied)",
 ];
 const COMMIT_FAULTS: [CommitFault; 7] = [
@@ -350,7 +365,13 @@ pub struct Ydb {
     /// Per consumer, how many of its reader sessions have ended: the number of the live
     /// (or next) session.
     session_number: BTreeMap<&'static str, u64>,
+    /// The last producer id [`Ydb::random_producer_id`] handed out.
+    last_random_producer_id: i64,
 }
+
+/// The first producer id a writer without one of its own gets: far from the small ids an
+/// application names its producers with, as a random UUID would be.
+pub const RANDOM_PRODUCER_IDS_FROM: i64 = 1 << 40;
 
 /// The topic's path, for timelines.
 pub const TOPIC: &str = "/Root/testdb/slo_topic_tx";
@@ -385,6 +406,7 @@ impl Ydb {
             handed_out: BTreeMap::new(),
             sessions: BTreeMap::new(),
             session_number: BTreeMap::new(),
+            last_random_producer_id: RANDOM_PRODUCER_IDS_FROM - 1,
         }
     }
 
@@ -405,6 +427,16 @@ impl Ydb {
 
     pub fn partitions(&self) -> i64 {
         self.partitions
+    }
+
+    /// The producer id a writer gets when the application names none: the SDK's default is
+    /// a random one (`producer_id = uuid.uuid4().hex`), new for every writer, so a process
+    /// that restarts with the default starts a new `(topic, producer_id)` pair, with no
+    /// highest sequence number to deduplicate against. Here it is a fresh id no writer has
+    /// used (deterministic, as every choice in the simulator is).
+    pub fn random_producer_id(&mut self) -> i64 {
+        self.last_random_producer_id += 1;
+        self.last_random_producer_id
     }
 
     /// The partition a producer writes to.
@@ -1039,10 +1071,11 @@ impl Ydb {
                 self.stats.undetermined += 1;
             }
             sim.event(actor, Glyph::Indefinite, || {
-                (
-                    format!("COMMIT: {}", error.status.name()),
-                    "applied; response lost".into(),
-                )
+                let truth = match error.status {
+                    StatusCode::Undetermined => "applied; the server could not confirm it",
+                    _ => "applied; response lost",
+                };
+                (format!("COMMIT: {}", error.status.name()), truth.into())
             });
             return Err(error);
         }
@@ -1169,7 +1202,8 @@ fn describe(batch: &Batch) -> String {
 }
 
 /// The retry settings of the SDK's retry loop (`ydb.RetrySettings`): which errors are
-/// retried and after how many ticks. The classes follow YDB's status-code tables.
+/// retried and after how many ticks. The classes follow the Python SDK (3.31.2,
+/// `ydb/_errors.py`), which differs from YDB's status-code table for a broken connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RetrySettings {
     /// Retries after the first attempt (`max_retries`).
@@ -1178,8 +1212,9 @@ pub struct RetrySettings {
     pub fast_backoff: u64,
     /// The first delay of the slow backoff (`OVERLOADED`), in ticks; doubled on each retry.
     pub slow_backoff: u64,
-    /// Whether the operation may be repeated after an unknown outcome (`UNAVAILABLE`,
-    /// `UNDETERMINED`): true only when running it twice has the effect of running it once.
+    /// Whether the operation may be repeated after the server answered `UNDETERMINED`:
+    /// true only when running it twice has the effect of running it once. The SDK does not
+    /// consult it for a broken connection (`UNAVAILABLE`), which it always retries.
     pub idempotent: bool,
 }
 
@@ -1202,11 +1237,11 @@ impl RetrySettings {
             return None;
         }
         let base = match error.status {
-            StatusCode::Aborted | StatusCode::ClientInternalError => Some(self.fast_backoff),
-            StatusCode::Overloaded => Some(self.slow_backoff),
-            StatusCode::Unavailable | StatusCode::Undetermined => {
-                self.idempotent.then_some(self.fast_backoff)
+            StatusCode::Aborted | StatusCode::ClientInternalError | StatusCode::Unavailable => {
+                Some(self.fast_backoff)
             }
+            StatusCode::Overloaded => Some(self.slow_backoff),
+            StatusCode::Undetermined => self.idempotent.then_some(self.fast_backoff),
         };
         base.map(|base| base << (attempt - 1).min(6))
     }

@@ -379,17 +379,18 @@ fn a_changed_read_version_aborts_the_commit_and_applies_nothing() {
 // conditionally-retryable fast" (the transport's code, not the server's 400050).
 // google/rpc/code.proto, UNAVAILABLE: "Note that it is not always safe to retry
 // non-idempotent operations."
+// The lab runs inside the Python SDK, whose retry loop differs for a broken connection.
 // ydb-python-sdk 3.31.2, ydb/_errors.py: `_errors_retriable_fast_backoff_types = [
-// issues.Unavailable, issues.ClientInternalError, issues.SessionExpired, ]`.
-// ydb-go-sdk, retry/errors_data_test.go (the source of YDB's status table): a transport
-// `grpcCodes.Unavailable` can be retried when idempotent, not when non-idempotent;
-// `StatusIds_OVERLOADED` can be retried in both cases.
-// ydb-rs-sdk, ydb/tests/topic_writer_tx.rs, `commit_failure_after_successful_write_is_not_retried`:
-// a commit answered `tonic::Status::unavailable` leaves `begin_count == 1` ("commit failure
-// must not retry tx") and `rollback_count == 0` ("commit failure outcome is ambiguous and
-// must not be rolled back").
+// issues.Unavailable, issues.ClientInternalError, issues.SessionExpired, ]`,
+// `_errors_retriable_slow_backoff_types = [ issues.Aborted, …, issues.Overloaded, …,
+// issues.ConnectionError, issues.ConnectionLost, ]`, and only
+// `_errors_retriable_slow_backoff_idempotent_types = [ issues.Undetermined, ]` is behind
+// `if retry_settings.idempotent:`. ydb/connection.py, `_rpc_error_handler`: a gRPC
+// UNAVAILABLE becomes `issues.Unavailable(rpc_error.details())` on a stream
+// (`use_unavailable=True`) and `issues.ConnectionLost("Rpc error, reason …")` otherwise.
+// So with `idempotent=False` an UNAVAILABLE is retried; an UNDETERMINED is not.
 #[test]
-fn the_retry_policy_follows_the_status_code_table() {
+fn the_retry_policy_follows_the_python_sdk() {
     let policy = RetrySettings::default();
     let aborted = YdbError {
         status: StatusCode::Aborted,
@@ -416,11 +417,15 @@ fn the_retry_policy_follows_the_status_code_table() {
         idempotent: false,
         ..policy
     };
-    assert_eq!(not_idempotent.next_delay(&undetermined, 1), None);
+    assert_eq!(
+        not_idempotent.next_delay(&undetermined, 1),
+        None,
+        "only UNDETERMINED waits for idempotent=True"
+    );
     assert_eq!(
         not_idempotent.next_delay(&unavailable, 1),
-        None,
-        "an UNAVAILABLE commit may have been applied"
+        Some(2),
+        "a broken connection is retried whatever idempotent says"
     );
     assert_eq!(not_idempotent.next_delay(&aborted, 1), Some(2));
     assert_eq!(
@@ -596,4 +601,34 @@ fn percentiles_use_the_nearest_rank() {
     assert_eq!(percentile(&values, 99), 99);
     assert_eq!(percentile(&[7], 99), 7);
     assert_eq!(percentile(&[], 50), 0);
+}
+
+// ydb-python-sdk 3.31.2, ydb/_topic_writer/topic_writer.py: `producer_id: Optional[str] =
+// None,  # default - random` and, in `PublicWriterSettings.__post_init__`,
+// `self.producer_id = uuid.uuid4().hex`. https://ydb.tech/docs/en/concepts/topic#seqno:
+// duplicates are skipped per "`topic`, `source` pair"; the same page (producer-id): "We
+// strongly recommend that you don't use random or pseudo-random source IDs." So a writer
+// that restarts with the default id writes a message again under a pair the topic has never
+// seen, and the topic stores it again, while a named producer's retry is skipped.
+#[test]
+fn a_writer_restarted_with_a_random_producer_id_is_not_deduplicated() {
+    let mut db = db(Chaos::NONE);
+    let mut sim = Sim::fault_free();
+    let first = db.random_producer_id();
+    let second = db.random_producer_id();
+    assert_ne!(first, second, "every writer gets a new id");
+    assert!(first >= RANDOM_PRODUCER_IDS_FROM);
+    db.write_with_seq_no(&mut sim, "w", first, 1, "0:1".into())
+        .unwrap();
+    db.write_with_seq_no(&mut sim, "w", second, 1, "0:1".into())
+        .unwrap();
+    db.write_with_seq_no(&mut sim, "w", 7, 1, "7:1".into())
+        .unwrap();
+    db.write_with_seq_no(&mut sim, "w", 7, 1, "7:1".into())
+        .unwrap();
+    let payloads: Vec<String> = db.all_messages().into_iter().map(|m| m.payload).collect();
+    let copies = |p: &str| payloads.iter().filter(|q| *q == p).count();
+    assert_eq!(copies("0:1"), 2, "a new producer id: a new sequence");
+    assert_eq!(copies("7:1"), 1, "the same producer id: skipped");
+    assert_eq!(db.stats().deduplicated, 1);
 }

@@ -23,8 +23,17 @@
 //! * One project and dataset; tables are plain names. The service never crashes and its
 //!   state lives in plain structs: it is the *remote* side, whose durability is the
 //!   service's promise, not the lab's concern. The lab's own durable state is in SQLite.
-//! * Rows are small records ([`Row`]) with a declared size in bytes; a row that carries a
-//!   field the table schema does not have is *corrupted* and gets a [`RowError`].
+//! * Rows are small records ([`Row`]) with a declared size in bytes. A row that carries a
+//!   value its column cannot take (out of range, a required field left empty) is
+//!   *corrupted*: the request fails with a [`RowError`] (`FIELDS_ERROR`) for it. A field
+//!   the table schema does not have is a schema mismatch of the whole request
+//!   (`SCHEMA_MISMATCH_EXTRA_FIELDS`, no row errors); the real API learns the writer's
+//!   schema once per connection, the simulator from the request's rows.
+//! * `AppendRows` is a bidirectional stream: [`WriteApi::append_rows_pipelined`] sends
+//!   several requests before reading any answer. After a request fails with an error
+//!   response, the requests behind it come back `ABORTED`, not applied. After a lost
+//!   response the connection is gone, and the requests behind it fail as on a closed
+//!   connection (`UNAVAILABLE`, not applied); a real stream may have delivered some.
 //! * `BUFFERED` streams and `FlushRows` are not modelled (no lab needs them);
 //!   `CreateWriteStream` refuses them with `INVALID_ARGUMENT`.
 //! * Time is the fault core's logical clock, one tick per simulated second
@@ -53,7 +62,8 @@ pub const HOUR: u64 = 3600;
 /// "After the stream is finalized and before it is committed, the data can remain in the
 /// buffer for up to 4 hours." (write-api-batch)
 pub const FINALIZED_BUFFER_LIMIT: u64 = 4 * HOUR;
-/// "Pending streams must be committed within 24 hours." (write-api-batch)
+/// "Pending streams must be committed within 24 hours." (write-api-batch). The page does not
+/// say from when; the simulator counts from `CreateWriteStream` (the lab's reading).
 pub const PENDING_COMMIT_LIMIT: u64 = 24 * HOUR;
 /// The AppendRows request size limit. The published RPC reference (AppendRowsRequest) says
 /// "The size of a single AppendRowsRequest must be less than 20 MB in size"; older
@@ -70,6 +80,8 @@ pub enum Code {
     AlreadyExists,
     FailedPrecondition,
     OutOfRange,
+    /// "Request processing is aborted because of prior failures." (storage.proto)
+    Aborted,
     Internal,
     Unavailable,
     DeadlineExceeded,
@@ -83,6 +95,7 @@ impl Code {
             Code::AlreadyExists => "ALREADY_EXISTS",
             Code::FailedPrecondition => "FAILED_PRECONDITION",
             Code::OutOfRange => "OUT_OF_RANGE",
+            Code::Aborted => "ABORTED",
             Code::Internal => "INTERNAL",
             Code::Unavailable => "UNAVAILABLE",
             Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
@@ -98,6 +111,9 @@ pub enum StorageErrorCode {
     InvalidStreamType,
     InvalidStreamState,
     StreamFinalized,
+    /// "There is a schema mismatch and it is caused by user schema has extra field than
+    /// bigquery schema." (storage.proto)
+    SchemaMismatchExtraFields,
     OffsetAlreadyExists,
     OffsetOutOfRange,
 }
@@ -110,6 +126,7 @@ impl StorageErrorCode {
             StorageErrorCode::InvalidStreamType => "INVALID_STREAM_TYPE",
             StorageErrorCode::InvalidStreamState => "INVALID_STREAM_STATE",
             StorageErrorCode::StreamFinalized => "STREAM_FINALIZED",
+            StorageErrorCode::SchemaMismatchExtraFields => "SCHEMA_MISMATCH_EXTRA_FIELDS",
             StorageErrorCode::OffsetAlreadyExists => "OFFSET_ALREADY_EXISTS",
             StorageErrorCode::OffsetOutOfRange => "OFFSET_OUT_OF_RANGE",
         }
@@ -192,8 +209,12 @@ pub struct Row {
     pub batch: String,
     /// Serialized size.
     pub bytes: u64,
-    /// A field the table schema does not have: the row is corrupted.
+    /// A field the table schema does not have: the writer's schema does not match the
+    /// table's, and the whole request is refused (`SCHEMA_MISMATCH_EXTRA_FIELDS`).
     pub unknown_field: Option<String>,
+    /// A value its column cannot take (out of range, a required field left empty): the
+    /// row is corrupted and gets a `FIELDS_ERROR` row error.
+    pub invalid_value: Option<String>,
 }
 
 impl Row {
@@ -203,6 +224,7 @@ impl Row {
             batch: batch.into(),
             bytes: 64,
             unknown_field: None,
+            invalid_value: None,
         }
     }
 }
@@ -640,6 +662,45 @@ impl WriteApi {
         seen
     }
 
+    /// `AppendRows` with several requests in flight on one connection, answered in order.
+    /// Each request meets the same fates as [`WriteApi::append_rows`] until one fails with
+    /// an error response (`ALREADY_EXISTS`, `OUT_OF_RANGE`, `INVALID_ARGUMENT`, …): every
+    /// request behind it is answered `ABORTED` and not applied.
+    pub fn append_rows_pipelined(
+        &mut self,
+        sim: &mut Sim,
+        connection: &Connection,
+        requests: Vec<AppendRowsRequest>,
+    ) -> Vec<Result<AppendResult, AppendError>> {
+        let mut answers = Vec::with_capacity(requests.len());
+        let mut failed = false;
+        for request in requests {
+            if failed {
+                let rows = request.rows.len();
+                sim.event("writeapi", Glyph::Error, || {
+                    (
+                        format!(
+                            "AppendRows {} offset={} rows={rows} -> ABORTED",
+                            short(&connection.write_stream),
+                            request.offset.map_or("none".into(), |o| o.to_string()),
+                        ),
+                        "behind a failed request: not applied".into(),
+                    )
+                });
+                answers.push(Err(AppendError::of(Status::new(
+                    Code::Aborted,
+                    None,
+                    "request processing is aborted because of prior failures",
+                ))));
+                continue;
+            }
+            let answer = self.append_rows(sim, connection, request);
+            failed = answer.as_ref().is_err_and(|e| !e.status.is_indefinite());
+            answers.push(answer);
+        }
+        answers
+    }
+
     /// What the server does with a request that reached it.
     fn apply_append(
         &mut self,
@@ -654,15 +715,23 @@ impl WriteApi {
                 format!("request of {bytes} bytes exceeds the AppendRows size limit"),
             )));
         }
+        if let Some(field) = request.rows.iter().find_map(|r| r.unknown_field.as_ref()) {
+            // The writer's schema has a field the table lacks: the request as a whole.
+            return Err(AppendError::of(Status::new(
+                Code::InvalidArgument,
+                Some(StorageErrorCode::SchemaMismatchExtraFields),
+                format!("the writer's schema has field {field}, which the table lacks"),
+            )));
+        }
         let row_errors: Vec<RowError> = request
             .rows
             .iter()
             .enumerate()
             .filter_map(|(index, row)| {
-                row.unknown_field.as_ref().map(|field| RowError {
+                row.invalid_value.as_ref().map(|value| RowError {
                     index,
                     code: RowErrorCode::FieldsError,
-                    message: format!("field {field} is not in the table schema"),
+                    message: format!("invalid value: {value}"),
                 })
             })
             .collect();

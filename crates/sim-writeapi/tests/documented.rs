@@ -244,17 +244,20 @@ fn a_new_stream_at_offset_zero_accepts_the_same_rows_again() {
 // the caller can remove the bad rows and retry the request."
 // RowError: "Index of the malformed row in the request." / "Structured error reason for a
 // row error." RowErrorCode FIELDS_ERROR: "One or more fields in the row has errors."
-// AppendRowsResponse.error: "INVALID_ARGUMENT: Indicates a malformed request or data." The
-// request-level status carries no StorageErrorCode: SCHEMA_MISMATCH_EXTRA_FIELDS ("user
-// schema has extra field than bigquery schema") is about the writer's schema, not a row.
+// AppendRowsResponse.error: "INVALID_ARGUMENT: Indicates a malformed request or data."
+// Java client, Exceptions.AppendSerializationError
+// (https://cloud.google.com/java/docs/reference/google-cloud-bigquerystorage/latest/com.google.cloud.bigquery.storage.v1.Exceptions.AppendSerializationError):
+// "It can also be thrown by the server in case rows contains invalid data. The exception
+// contains a Map of indexes of faulty rows and the corresponding error message." Row errors
+// come from the values a row carries (out of range, a required field left empty).
 #[test]
 fn corrupted_rows_append_none_of_the_request_and_report_row_errors() {
     let mut sim = Sim::fault_free();
     let mut api = WriteApi::new(&["t"]);
     let (_, connection) = committed_stream(&mut api, &mut sim);
     let mut batch = rows("B", 1003..1006);
-    batch[1].unknown_field = Some("discount".into());
-    batch[2].unknown_field = Some("coupon".into());
+    batch[1].invalid_value = Some("amount -5 is out of range".into());
+    batch[2].invalid_value = Some("required field currency is missing".into());
     let error = append(&mut api, &mut sim, &connection, Some(0), batch).unwrap_err();
     assert_eq!(
         (error.status.code, error.status.storage),
@@ -271,7 +274,7 @@ fn corrupted_rows_append_none_of_the_request_and_report_row_errors() {
             (2, RowErrorCode::FieldsError)
         ]
     );
-    assert!(error.row_errors[0].message.contains("discount"));
+    assert!(error.row_errors[0].message.contains("amount"));
     assert!(
         sources(&api, "t").is_empty(),
         "the good row 0 was not appended either"
@@ -294,6 +297,89 @@ fn corrupted_rows_append_none_of_the_request_and_report_row_errors() {
 // than this return an error, typically INVALID_ARGUMENT." The 10 MB figure is in earlier
 // revisions of storage.proto and in the client-library references generated from them
 // (e.g. the Python client's `AppendRowsRequest`).
+// storage.proto, StorageError.StorageErrorCode SCHEMA_MISMATCH_EXTRA_FIELDS: "There is a
+// schema mismatch and it is caused by user schema has extra field than bigquery schema."
+// AppendRowsRequest.ProtoData.writer_schema: "Proto schema used to serialize the data. This
+// value only needs to be provided as part of the first request on a gRPC network
+// connection". Java client, Exceptions.toStorageException: `case
+// SCHEMA_MISMATCH_EXTRA_FIELDS: return new SchemaMismatchedException(...)`. A field the table
+// lacks is the writer schema's mismatch, reported for the request, not a row error.
+#[test]
+fn a_field_the_table_lacks_is_a_schema_mismatch_of_the_request() {
+    let mut sim = Sim::fault_free();
+    let mut api = WriteApi::new(&["t"]);
+    let (_, connection) = committed_stream(&mut api, &mut sim);
+    let mut batch = rows("B", 1003..1006);
+    batch[1].unknown_field = Some("discount".into());
+    let error = append(&mut api, &mut sim, &connection, Some(0), batch).unwrap_err();
+    assert_eq!(
+        (error.status.code, error.status.storage),
+        (
+            Code::InvalidArgument,
+            Some(StorageErrorCode::SchemaMismatchExtraFields)
+        )
+    );
+    assert!(error.row_errors.is_empty(), "no row is to blame");
+    assert!(sources(&api, "t").is_empty(), "nothing appended");
+}
+
+// storage.proto, AppendRowsRequest: "Due to the nature of AppendRows being a bidirectional
+// streaming RPC, ..."; AppendRowsResponse.error: "ABORTED: Request processing is aborted
+// because of prior failures. The request can be retried if previous failure is addressed."
+// So requests sent behind a failed one on the same connection come back ABORTED and are not
+// appended; once the failure is addressed, the same requests can be sent again.
+#[test]
+fn requests_in_flight_behind_a_failed_one_are_aborted() {
+    let mut sim = Sim::fault_free();
+    let mut api = WriteApi::new(&["t"]);
+    let (_, connection) = committed_stream(&mut api, &mut sim);
+    let mut a = rows("A", 1000..1003);
+    a[1].invalid_value = Some("amount -5 is out of range".into());
+    let requests = vec![
+        AppendRowsRequest {
+            offset: Some(0),
+            rows: a,
+        },
+        AppendRowsRequest {
+            offset: Some(3),
+            rows: rows("B", 1003..1005),
+        },
+        AppendRowsRequest {
+            offset: Some(5),
+            rows: rows("C", 1005..1006),
+        },
+    ];
+    let answers = api.append_rows_pipelined(&mut sim, &connection, requests);
+    let codes: Vec<Option<Code>> = answers
+        .iter()
+        .map(|a| a.as_ref().err().map(|e| e.status.code))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            Some(Code::InvalidArgument),
+            Some(Code::Aborted),
+            Some(Code::Aborted)
+        ]
+    );
+    assert!(
+        sources(&api, "t").is_empty(),
+        "nothing behind the failure landed"
+    );
+    let retried = append(
+        &mut api,
+        &mut sim,
+        &connection,
+        Some(0),
+        rows("A", 1000..1002),
+    );
+    assert_eq!(
+        retried.unwrap().offset,
+        Some(0),
+        "the connection stays usable"
+    );
+}
+
 #[test]
 fn a_request_over_the_size_limit_is_rejected_and_appends_nothing() {
     let mut sim = Sim::fault_free();

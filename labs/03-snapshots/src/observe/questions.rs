@@ -1,9 +1,9 @@
 //! The multiple-choice questions, answered from the observe phase's measurements.
 
 use super::Observed;
-use super::spanner::{Read, shown};
+use super::spanner::{Read, last_unit_twice, shown};
 use labkit::Observation;
-use sim_spanner::Code;
+use sim_spanner::{Code, IsolationLevel};
 
 pub(super) fn questions(obs: &mut Observation, o: &Observed) {
     let (d, v) = (&o.decisions, &o.variations);
@@ -93,5 +93,17 @@ fn spanner_questions(obs: &mut Observation, o: &Observed) {
             shown(&s.stale_snapshot_until_hour_old.0),
             shown(read)
         ),
+    );
+    let serializable = last_unit_twice(IsolationLevel::Serializable).join(", ");
+    let repeatable = last_unit_twice(IsolationLevel::RepeatableRead).join(", ");
+    obs.choose("Variation: on Spanner, with a stock of one, A and B each run a read-write transaction that counts the item's reservations and inserts its own row if there is none; A reads, B reads, A commits, B commits. Whose rows does the table end with, at the default isolation and at REPEATABLE_READ?",
+        match (serializable.as_str(), repeatable.as_str()) {
+            ("A", "A") => "a",
+            ("A, B", "A, B") => "b",
+            ("A", "A, B") => "c",
+            ("A, B", "A") => "d",
+            _ => "?",
+        },
+        format!("default: [{serializable}]; REPEATABLE_READ: [{repeatable}]"),
     );
 }

@@ -4,7 +4,8 @@
 use crate::world::ITEM;
 use labkit::fault::Sim;
 use sim_spanner::{
-    Code, Database, ReadOnlyTransaction, Row, SpannerError, TimestampBound, run_transaction,
+    Code, Database, IsolationLevel, ReadOnlyTransaction, Row, SpannerError, TimestampBound,
+    run_transaction,
 };
 
 /// What one Spanner read answered: did it show the reservation, or which error?
@@ -177,4 +178,30 @@ pub fn shown(read: &Read) -> &'static str {
         Ok(false) => "does not show it",
         Err(code) => code.name(),
     }
+}
+
+/// The last unit twice on Spanner: A and B each open a read-write transaction at
+/// `isolation`, count the item's reservations, and insert their own row if none is there
+/// (a stock of one); A reads, B reads, A commits, B commits. Returns the reservation rows
+/// the table ends with.
+pub fn last_unit_twice(isolation: IsolationLevel) -> Vec<String> {
+    let mut sim = Sim::fault_free();
+    let mut db = Database::new();
+    let attempts = ["A", "B"].map(|id| {
+        let mut txn = db.begin_at(isolation);
+        if txn.scan(RESERVATIONS).is_empty() {
+            txn.insert(
+                RESERVATIONS,
+                id,
+                Row::new().with("item", ITEM).with("qty", 1),
+            );
+        }
+        txn.finish()
+    });
+    for attempt in attempts {
+        let _aborted_or_not = db.commit(&mut sim, attempt);
+    }
+    (db.rows(RESERVATIONS).into_iter())
+        .map(|(id, _)| id)
+        .collect()
 }

@@ -1,9 +1,10 @@
-//! Exactly-once delivery, with a consumer that is sometimes slower than its deadline.
+//! Exactly-once delivery, with a consumer that is sometimes slower than its deadline; and a
+//! slow callback behind the raw `Pull` call against one behind a client's lease management.
 
-use super::{SUB, Summary, TOPIC, effect, scope};
+use super::{SUB, Summary, TOPIC, broker, effect, scope};
 use labkit::Observation;
-use labkit::fault::{self, Scope};
-use sim_pubsub::{AckResponse, Broker, PubsubMessage, SubscriptionConfig};
+use labkit::fault::{self, Scope, Sim};
+use sim_pubsub::{AckResponse, Broker, LeaseManager, PubsubMessage, SubscriptionConfig};
 use std::collections::BTreeSet;
 
 /// What one schedule of the exactly-once experiment saw.
@@ -58,7 +59,45 @@ fn exactly_once_runs(max_faults: usize) -> BTreeSet<ExactlyOnceRun> {
 }
 // ANCHOR_END: exactly_once
 
+/// A callback holds A#1 for 25 s against the 10 s deadline, then acknowledges it. Returns
+/// how many times A#1 was delivered: through the raw `Pull` call (`managed` false), or
+/// through a high-level client whose lease management runs on its defaults.
+fn deliveries_when_held_25_s(managed: bool) -> u32 {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker(false, 10);
+    let e = effect("A", 1);
+    let message = PubsubMessage::with_key(e.data(), e.account.clone());
+    let id = broker.publish(&mut sim, TOPIC, message).expect("publish");
+    let received = broker.pull(&mut sim, SUB, 10).expect("pull");
+    let mut leases = LeaseManager::new(SUB, 10);
+    if managed {
+        leases.hold(&broker, &received[0].ack_id);
+    }
+    leases.advance(&mut broker, &mut sim, 25).expect("extend");
+    let ack_ids = [received[0].ack_id.clone()];
+    broker.acknowledge(&mut sim, SUB, &ack_ids).expect("ack");
+    leases.release(&received[0].ack_id);
+    broker.pull(&mut sim, SUB, 10).expect("pull");
+    broker.deliveries(SUB, &id)
+}
+
 pub(super) fn observe(obs: &mut Observation) -> Summary {
+    let (raw, managed) = (
+        deliveries_when_held_25_s(false),
+        deliveries_when_held_25_s(true),
+    );
+    let answer = match (raw, managed) {
+        (2, 2) => "a",
+        (1, 1) => "b",
+        (1, 2) => "c",
+        (2, 1) => "d",
+        _ => "?",
+    };
+    obs.choose(
+        "Variation: a callback holds A#1 for 25 s against the 10 s deadline, then acks it; the subscription has no exactly-once delivery. How many times is A#1 delivered through the raw Pull call, and how many through a high-level client with its default lease management?",
+        answer,
+        format!("delivered {raw} time(s) through raw Pull, {managed} through the client"),
+    );
     let exactly_once = exactly_once_runs(1);
     let late_success = |r: &ExactlyOnceRun| {
         (r.acks.iter()).any(|(answer, late)| *late && *answer == AckResponse::Success)
@@ -102,5 +141,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         ("exactly_once_acks", acks_told.into()),
         ("exactly_once_late_acks_failed", late_acks_failed.into()),
         ("exactly_once_most_applications_two_faults", worst.into()),
+        ("held_25_s_deliveries_raw_pull", raw.into()),
+        ("held_25_s_deliveries_lease_managed", managed.into()),
     ]
 }

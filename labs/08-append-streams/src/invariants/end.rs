@@ -162,7 +162,7 @@ pub fn rejection_repaired(world: &World) -> Option<Violation> {
     Some(Violation::new(
         "a rejected batch is repaired under a new identity",
         &[
-            format!("Let {PARTITION}:{bad} carry a field the table does not have, so its batch is refused with a row error."),
+            format!("Let {PARTITION}:{bad} carry a value its column cannot take, so its batch is refused with a row error."),
             format!("Then the journal holds [{}] and quarantines {:?}.", seen.join(", "), quarantined(world.keeper())),
             "Contradiction: a refused batch appended nothing and must not be edited: mark it REJECTED, quarantine the bad row with its error, and journal a new batch (new id, its own fingerprint and row count, `replaces` naming the old one) at the same offset.".into(),
         ],

@@ -5,7 +5,7 @@ use super::{Client, batch, code};
 use labkit::Observation;
 use labkit::fault::Fate;
 use serde_json::{Map, Value};
-use sim_writeapi::Code;
+use sim_writeapi::{Code, Row};
 
 /// A's response on s1 is lost; the writer leaves A there and sends B to a new stream.
 pub fn a_new_stream_for_b(obs: &mut Observation, summary: &mut Map<String, Value>) {
@@ -34,14 +34,14 @@ pub fn a_corrupted_row(obs: &mut Observation, summary: &mut Map<String, Value>) 
     let mut client = Client::new();
     let s = client.create();
     let mut a = batch("A", 1000, 1003);
-    a[1].unknown_field = Some("discount_code".into());
+    a[1].invalid_value = Some("amount -1 is out of range".into());
     let rejected = client.append(&s, Some(0), a.clone());
     let error = rejected.err().map(|e| e.to_string()).unwrap_or_default();
     let mut repair = client.copy();
     let kept = vec![a[0].clone(), a[2].clone()];
     let repaired = repair.append(&s, Some(0), kept);
     let b_after_repair = repair.append(&s, Some(3), batch("B", 1003, 1005));
-    obs.ask("A's second row carries a field the table lacks, and A is refused. The writer sends A without that row at offset 0 (accepted), then B at the offset planned for it before the repair. Is B accepted?", repaired.is_ok() && b_after_repair.is_ok());
+    obs.ask("A's second row carries a value its column cannot take, and A is refused. The writer sends A without that row at offset 0 (accepted), then B at the offset planned for it before the repair. Is B accepted?", repaired.is_ok() && b_after_repair.is_ok());
     let b = client.append(&s, Some(3), batch("B", 1003, 1005));
     let letter = match b.as_ref().map_err(|e| e.status.code) {
         Ok(_) => "a",
@@ -50,8 +50,27 @@ pub fn a_corrupted_row(obs: &mut Observation, summary: &mut Map<String, Value>) 
         Err(_) => "d",
     };
     let evidence = format!("A answered {error}; B at offset 3 answered {}", code(&b));
-    obs.choose("A's second row carries a field the table lacks; the writer ignores the error and sends B to s1 at the offset planned for it. What does B get?", letter, evidence);
+    obs.choose("A's second row carries a value its column cannot take; the writer ignores the error and sends B to s1 at the offset planned for it. What does B get?", letter, evidence);
     summary.insert("row_errors".into(), error.into());
+    behind_a_failed_request(obs, a);
+}
+
+/// A (with its bad row) and B sent on one connection before A's answer arrives.
+fn behind_a_failed_request(obs: &mut Observation, a: Vec<Row>) {
+    let mut client = Client::new();
+    let s = client.create();
+    let answers =
+        client.append_pipelined(&s, vec![(Some(0), a), (Some(3), batch("B", 1003, 1005))]);
+    let b = &answers[1];
+    let letter = match b.as_ref().map_err(|e| e.status.code) {
+        Ok(r) if r.offset == Some(3) => "a",
+        Err(Code::OutOfRange) => "b",
+        Ok(_) => "c",
+        Err(Code::Aborted) if client.positions().is_empty() => "d",
+        Err(_) => "none of these",
+    };
+    let evidence = format!("A answered {}; B answered {}", code(&answers[0]), code(b));
+    obs.choose("Variation: on one connection to s1, the writer sends A at offset 0 and, before A's answer arrives, B at offset 3; A's second row carries a value its column cannot take. What does B get?", letter, evidence);
 }
 
 /// A's first request is delayed. A writer without a journal believes A was not written

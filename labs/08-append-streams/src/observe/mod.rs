@@ -86,6 +86,21 @@ impl Client {
     }
     // ANCHOR_END: append
 
+    /// Several `AppendRows` requests sent on one connection before any answer is read.
+    fn append_pipelined(
+        &mut self,
+        stream: &str,
+        requests: Vec<(Option<u64>, Vec<Row>)>,
+    ) -> Vec<Result<AppendResult, AppendError>> {
+        let connection = self.api.connect(&mut self.sim, stream).expect("connect");
+        let requests = (requests.into_iter())
+            .map(|(offset, rows)| AppendRowsRequest { offset, rows })
+            .collect();
+        let answers = (self.api).append_rows_pipelined(&mut self.sim, &connection, requests);
+        self.api.disconnect(&connection);
+        answers
+    }
+
     /// A copy of this service with a fault-free `Sim`: a what-if on the same stream.
     fn copy(&self) -> Client {
         Client {

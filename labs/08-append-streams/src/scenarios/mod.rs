@@ -19,7 +19,7 @@ pub const STALE_OWNER: Setup = Setup {
     append_fates: &[Fate::Ok, Fate::AppliedResponseLost],
     ..Setup::LEDGER
 };
-/// Position 1004 carries a field the table schema does not have.
+/// Position 1004 carries a value its column cannot take (a row error).
 pub const SCHEMA: Setup = Setup {
     bad_row: Some(1004),
     ..Setup::LEDGER

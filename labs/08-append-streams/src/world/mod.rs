@@ -161,7 +161,7 @@ pub fn position_of(row: &Row) -> i64 {
 pub fn fingerprint(rows: &[Row]) -> String {
     let mut canonical = format!("v{SERIALIZATION_VERSION}");
     for row in rows {
-        let field = row.unknown_field.as_deref().unwrap_or("");
+        let field = row.invalid_value.as_deref().unwrap_or("");
         canonical.push_str(&format!("|{}:{field}", row.source));
     }
     labkit::hash::fnv64_hex(canonical.as_bytes())

@@ -8,7 +8,7 @@ use labkit::fault::Fate;
 pub struct Setup {
     /// The first process may pause while a new owner takes over.
     pub stale_owner: bool,
-    /// This source position carries a field the table schema does not have.
+    /// This source position carries a value its column cannot take (a row error).
     pub bad_row: Option<i64>,
     /// A misconfigured client writes this many rows of its own at the start of the first
     /// stream the writer creates (the "wrong offset" drill).
@@ -54,7 +54,7 @@ impl Source {
             .map(|position| {
                 let mut row = Row::new(format!("{PARTITION}:{position}"), "");
                 if self.bad_row == Some(position) {
-                    row.unknown_field = Some("discount_code".into());
+                    row.invalid_value = Some("amount -1 is out of range".into());
                 }
                 row
             })

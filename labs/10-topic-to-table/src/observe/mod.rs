@@ -223,6 +223,14 @@ fn retries(obs: &mut Observation) {
     };
     let seen = format!("the validator was fed 0#1 {fed} time(s)");
     obs.choose("A consumer commit of 0#1 and 0#2 is applied but answers UNAVAILABLE; the application takes it for a failure and retries. How often does the validator see 0#1?", letter, seen);
+    let copies = copies_after_a_restart_with_a_random_producer_id();
+    let letter = match copies {
+        1 => "a",
+        2 => "c",
+        _ => "none of these",
+    };
+    let seen = format!("the topic holds {copies} copies of 0#2");
+    obs.choose("Variation: a producer numbers its messages itself (auto_seqno=False) and leaves producer_id at the SDK's default. Its commit of 0#2 is applied but answers UNAVAILABLE, and its process restarts; the new process writes 0#2 again under seq_no 2. How many copies of 0#2 does the topic hold?", letter, seen);
 }
 
 /// Runs the observe phase.

@@ -1,6 +1,7 @@
 //! Variations the chapter does not walk through, each run here so that the answers to the
 //! questions about them are observed: a sequence number moved inside the body, an unknown
-//! commit taken for a failure, retry settings that do not retry an unknown commit.
+//! commit taken for a failure, retry settings with `idempotent=False`, a
+//! writer restarted with the SDK's default producer id.
 
 use super::protocols::{ONE_TRANSACTION, consume_in_tx, produce_in_tx, upsert_batch};
 use crate::scenarios::{Config, Protocol, run_pipeline};
@@ -166,4 +167,35 @@ pub fn copies_without_idempotent_retries() -> i64 {
     assert_eq!(outcome.signals.unavailable, 1, "the scripted fault");
     assert!(outcome.producers_finished && outcome.drained);
     outcome.end_offsets.iter().sum()
+}
+
+/// A producer that numbers its messages itself (`auto_seqno=False`) and leaves `producer_id`
+/// at the SDK's default, a random id per writer. Its commit of 0#2 is applied but answers
+/// UNAVAILABLE; the process restarts, and the new writer sends 0#2 again under seq_no 2.
+/// Returns how many copies of 0#2 the topic holds.
+pub fn copies_after_a_restart_with_a_random_producer_id() -> usize {
+    let mut db = Ydb::in_memory(
+        1,
+        Chaos {
+            commit_faults: true,
+            ..Chaos::NONE
+        },
+    );
+    // Without lock breaks a commit's options are: 0 ok, 1 OVERLOADED, 2 UNAVAILABLE
+    // applied, …: 0#1 commits, 0#2 is applied but answers UNAVAILABLE, the resend commits.
+    let mut sim = Sim::replaying(&[0, 2, 0]);
+    let first_process = db.random_producer_id();
+    for seq_no in 1..=2 {
+        let mut tx = db.begin();
+        tx.write_with_seq_no(first_process, seq_no, encode_payload(0, seq_no, 0));
+        let _unknown = db.commit(&mut sim, "p0", tx);
+    }
+    let after_restart = db.random_producer_id();
+    let mut tx = db.begin();
+    tx.write_with_seq_no(after_restart, 2, encode_payload(0, 2, 0));
+    db.commit(&mut sim, "p0", tx)
+        .expect("the scripted run commits");
+    (db.all_messages().iter())
+        .filter(|m| decode_payload(&m.payload).is_some_and(|(_, seq_no, _)| seq_no == 2))
+        .count()
 }
