@@ -46,19 +46,31 @@ fn wait_for(marker: &str) {
     }
 }
 
+/// Kills the CLI when a case fails half-way, so no sleeper outlives the test run.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Runs `args` in `root`, signals the CLI with `signal` once the lab's process runs, and
 /// proves that nothing of the lab is left.
 fn interrupt(root: &Path, args: &[&str], marker: &str, signal: Signal) {
-    let mut child = common::cli(root, args)
-        .env("CARGO_TARGET_DIR", shared_target())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = Reaped(
+        common::cli(root, args)
+            .env("CARGO_TARGET_DIR", shared_target())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     wait_for(marker);
-    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
-    let status = child.wait().unwrap();
+    kill(Pid::from_raw(child.0.id() as i32), signal).unwrap();
+    let status = child.0.wait().unwrap();
     assert!(
         !status.success(),
         "{args:?}: the CLI was stopped by {signal}"
@@ -104,6 +116,8 @@ fn grade_class_ends_its_children_on_every_signal() {
     let submission = class.join("ann");
     std::fs::create_dir_all(submission.join("labs/01-sleeper/src")).unwrap();
     std::fs::write(submission.join("labs/01-sleeper/src/lib.rs"), "").unwrap();
+    // A submission is a copy of the workbook: without its book.toml it is not graded.
+    std::fs::write(submission.join("book.toml"), "[book]\n").unwrap();
     let work = class.join("work");
     let (submission, work) = (submission.display().to_string(), work.display().to_string());
     for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGKILL] {

@@ -170,19 +170,24 @@ impl Grader<'_> {
         )))
     }
 
-    /// `cargo fetch` in the pristine tree; its last words when it fails.
+    /// `cargo fetch` in the pristine tree: offline first (a machine whose cache holds the
+    /// crates needs no network), then with the network; its last words when both fail.
     fn fetch(&self) -> std::result::Result<(), String> {
-        let mut command = crate::process::cargo();
-        command.args(["fetch", "--quiet"]);
         let limit = Duration::from_secs(self.wb.settings.limits.build_time_limit_secs);
-        match crate::process::run(crate::process::Job::new(command, limit), &self.pristine()) {
-            Ok(done) if done.success() => Ok(()),
-            Ok(done) => Err(crate::process::tail(
-                &crate::text::strip_ansi(&done.stderr),
-                8,
-            )),
-            Err(e) => Err(format!("cargo could not be started: {e}")),
+        let mut last = String::new();
+        for offline in [true, false] {
+            let mut command = crate::process::cargo();
+            command.args(["fetch", "--quiet"]);
+            if offline {
+                command.arg("--offline");
+            }
+            match crate::process::run(crate::process::Job::new(command, limit), &self.pristine()) {
+                Ok(done) if done.success() => return Ok(()),
+                Ok(done) => last = crate::process::tail(&crate::text::strip_ansi(&done.stderr), 8),
+                Err(e) => return Err(format!("cargo could not be started: {e}")),
+            }
         }
+        Err(last)
     }
 }
 
