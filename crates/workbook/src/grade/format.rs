@@ -289,6 +289,7 @@ mod tests {
                 refused: false,
             },
             notes: Vec::new(),
+            failure: None,
         }
     }
 

@@ -107,6 +107,31 @@ pub struct LabGrade {
     pub integrity: Integrity,
     /// Why points were lost, in words.
     pub notes: Vec<String>,
+    /// How the graded run failed, when it ran and something failed: what the class
+    /// report counts as a misconception.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+}
+
+/// How a graded run failed, and the misconceptions of the catalogue it matches.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The failing tests, in the suite's order.
+    pub fails: Vec<String>,
+    /// The invariant the first failing test reports (none: a plain assertion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invariant: Option<String>,
+    /// The catalogue's misconceptions this failure matches (none: a failure no entry
+    /// explains, perhaps the catalogue's next entry).
+    pub diagnoses: Vec<Diagnosed>,
+}
+
+/// A misconception named for a failure.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnosed {
+    pub misconception: String,
+    /// Where the chapter teaches it: `01-outbox.md#…`.
+    pub section: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

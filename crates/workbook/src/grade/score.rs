@@ -214,6 +214,7 @@ pub fn grade_lab(evidence: LabEvidence<'_>) -> LabGrade {
         }
     }
     let (results, graded_points) = test_points(lab, &suite, status);
+    let failure = failure_of(lab, &suite, status);
     let predictions = match predictions {
         Ok(Some(p)) => Some(p),
         Ok(None) => {
@@ -264,7 +265,27 @@ pub fn grade_lab(evidence: LabEvidence<'_>) -> LabGrade {
         },
         integrity,
         notes,
+        failure,
     }
+}
+
+/// How a graded run failed, and which misconceptions of the catalogue it matches.
+fn failure_of(lab: &Lab, suite: &SuiteRun, status: LabStatus) -> Option<Failure> {
+    let signature = crate::mutants::signature(suite);
+    if status != LabStatus::Graded || signature.fails.is_empty() {
+        return None;
+    }
+    let diagnoses = (crate::mutants::diagnose(lab, suite).into_iter())
+        .map(|d| Diagnosed {
+            misconception: d.misconception.clone(),
+            section: d.section.clone(),
+        })
+        .collect();
+    Some(Failure {
+        fails: signature.fails,
+        invariant: signature.invariant,
+        diagnoses,
+    })
 }
 
 /// Each test's points, and the lab's graded points. The graded points are earned by the
@@ -323,6 +344,7 @@ pub fn broken_lab(number: &str, slug: &str, problem: &str) -> LabGrade {
         points: LabPoints::default(),
         integrity: Integrity::default(),
         notes: Vec::new(),
+        failure: None,
     }
 }
 
