@@ -69,6 +69,27 @@ fn nothing_before_predict_states_what_an_explanation_says() {
 }
 
 #[test]
+fn every_item_rests_on_the_text_before_predict_and_gives_no_other_away() {
+    let mut problems = Vec::new();
+    for lab in labs() {
+        problems.extend(support::book_rules::grounds_problems(&repo(), &lab, false));
+    }
+    report(problems);
+}
+
+#[test]
+fn the_steps_of_a_build_phase_share_out_what_the_starter_fails() {
+    let mut problems = Vec::new();
+    for lab in labs() {
+        let suite =
+            std::fs::read_to_string(repo().join(&lab.meta.graded_suite)).unwrap_or_default();
+        let graded = workbook::meta::graded_test_names(&suite);
+        problems.extend(support::book_rules::steps_problems(&lab, &graded));
+    }
+    report(problems);
+}
+
+#[test]
 fn answers_are_balanced_and_no_letter_is_the_answer_too_often() {
     let mut problems = Vec::new();
     let mut letters: BTreeMap<String, usize> = BTreeMap::new();

@@ -39,6 +39,15 @@ pub struct Check {
     /// Why, shown after the run (teacher's edition only).
     #[serde(default, skip_serializing)]
     pub explain: Option<String>,
+    /// The sentences of the chapter before Predict (or lines of its listings) that the
+    /// answer follows from, quoted (teacher's edition only): the gate finds each in the
+    /// text a learner reads before Predict.
+    #[serde(default, skip_serializing)]
+    pub basis: Vec<String>,
+    /// The facts the answer reveals (teacher's edition only): no other item of the lab
+    /// may state one, since a learner reads all of a lab's items at once.
+    #[serde(default, skip_serializing)]
+    pub reveals: Vec<String>,
 }
 
 /// What a `yes` answers about a claim.
@@ -121,6 +130,15 @@ pub struct Question {
     #[serde(default, skip_serializing)]
     pub explain: Option<String>,
     pub options: BTreeMap<String, String>,
+    /// The sentences of the chapter before Predict (or lines of its listings) that the
+    /// answer follows from, quoted (teacher's edition only): the gate finds each in the
+    /// text a learner reads before Predict.
+    #[serde(default, skip_serializing)]
+    pub basis: Vec<String>,
+    /// The facts the answer reveals (teacher's edition only): no other item of the lab
+    /// may state one, since a learner reads all of a lab's items at once.
+    #[serde(default, skip_serializing)]
+    pub reveals: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -154,6 +172,69 @@ pub struct LabMeta {
     pub checks: Vec<Check>,
     #[serde(rename = "question", default)]
     pub questions: Vec<Question>,
+    /// The build phase in steps, each a sitting's work with graded tests of its own that
+    /// go green in turn (`cargo labs check` names the current one). None: one step.
+    #[serde(rename = "step", default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
+}
+
+/// One step of a build phase.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// What the step builds, in a few words ("Fence a stale writer").
+    pub name: String,
+    /// Its graded tests, each of them in `starter_fails`.
+    pub tests: Vec<String>,
+}
+
+impl LabMeta {
+    /// The step `test` belongs to, by its place (0-based).
+    pub fn step_of(&self, test: &str) -> Option<usize> {
+        self.steps
+            .iter()
+            .position(|s| s.tests.iter().any(|t| t == test))
+    }
+}
+
+/// The grounds of one item: what it rests on and what it reveals.
+pub struct Grounds<'a> {
+    /// `q01`, …
+    pub id: String,
+    /// What a learner reads of it: the question and, for a multiple-choice one, its
+    /// options.
+    pub text: String,
+    pub basis: &'a [String],
+    pub reveals: &'a [String],
+}
+
+impl Lab {
+    /// Every item's grounds, in the lab's order.
+    pub fn grounds(&self) -> Vec<Grounds<'_>> {
+        let ids = self.item_ids();
+        let checks = self
+            .meta
+            .checks
+            .iter()
+            .map(|c| (c.ask.clone(), &c.basis, &c.reveals));
+        let questions = self.meta.questions.iter().map(|q| {
+            let options: Vec<&str> = q.options.values().map(String::as_str).collect();
+            (
+                format!("{} {}", q.prompt, options.join(" ")),
+                &q.basis,
+                &q.reveals,
+            )
+        });
+        ids.into_iter()
+            .zip(checks.chain(questions))
+            .map(|(id, (text, basis, reveals))| Grounds {
+                id,
+                text,
+                basis,
+                reveals,
+            })
+            .collect()
+    }
 }
 
 /// What the run explains and the grade scores predictions against: one entry per item,

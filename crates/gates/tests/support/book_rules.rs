@@ -128,6 +128,79 @@ pub fn before_predict_problems(root: &Path, lab: &Lab) -> Vec<String> {
     problems
 }
 
+/// Where an item of `lab` does not rest on the text before Predict (a `basis` quote the
+/// chapter does not hold there), or gives another item away (another item's text states
+/// a fact its answer reveals). With `required`, an item without a basis is a problem too.
+pub fn grounds_problems(root: &Path, lab: &Lab, required: bool) -> Vec<String> {
+    let mut problems = Vec::new();
+    let (before, _) = split_at_predict(&expanded(&root.join(&lab.meta.chapter)));
+    let before = normalise(&before);
+    let grounds = lab.grounds();
+    let n = &lab.meta.number;
+    for item in &grounds {
+        if required && item.basis.is_empty() {
+            problems.push(format!("lab {n} {}: no `basis`: quote what the chapter says before Predict that the answer follows from", item.id));
+        }
+        for quote in item.basis {
+            if !before.contains(&normalise(quote)) {
+                problems.push(format!(
+                    "lab {n} {}: its basis \"{quote}\" is not in the chapter's text before Predict",
+                    item.id
+                ));
+            }
+        }
+        for fact in item.reveals {
+            let fact_words = normalise(fact);
+            for other in grounds.iter().filter(|o| o.id != item.id) {
+                if normalise(&other.text).contains(&fact_words) {
+                    problems.push(format!(
+                        "lab {n} {}: its answer reveals \"{fact}\", which {} states: a learner reads both at once",
+                        item.id, other.id
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// Where the steps of `lab`'s build phase are not a partition of what the starter fails.
+pub fn steps_problems(lab: &Lab, graded: &[String]) -> Vec<String> {
+    let m = &lab.meta;
+    let mut problems = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for step in &m.steps {
+        if step.tests.is_empty() {
+            problems.push(format!(
+                "lab {}: step \"{}\" names no test",
+                m.number, step.name
+            ));
+        }
+        for test in &step.tests {
+            if !graded.contains(test) {
+                problems.push(format!(
+                    "lab {}: step \"{}\" names `{test}`, not a graded test",
+                    m.number, step.name
+                ));
+            } else if !m.starter_fails.contains(test) {
+                problems.push(format!(
+                    "lab {}: step \"{}\" names `{test}`, which the starter already passes",
+                    m.number, step.name
+                ));
+            }
+            if !seen.insert(test.clone()) {
+                problems.push(format!("lab {}: `{test}` is in two steps", m.number));
+            }
+        }
+    }
+    if !m.steps.is_empty() {
+        for test in m.starter_fails.iter().filter(|t| !seen.contains(*t)) {
+            problems.push(format!("lab {}: `{test}` is in no step", m.number));
+        }
+    }
+    problems
+}
+
 /// How many of the questions about the run of `lab` are answered yes, of how many.
 pub fn yes_answers(lab: &Lab) -> (usize, usize) {
     let yes = lab

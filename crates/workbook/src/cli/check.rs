@@ -39,6 +39,50 @@ fn refusal(wb: &Workbook, lab: &Lab) -> Option<Error> {
     )))
 }
 
+/// The graded tests, step by step where the build phase has steps, and the step to work
+/// on now: the first with a test that does not pass.
+fn print_tests(lab: &Lab, run: &crate::grade::SuiteRun) {
+    let line = |t: &crate::grade::TestRun| {
+        println!("  {} {}", check_mark(t.passed()), t.name.replace('_', " "))
+    };
+    let steps = &lab.meta.steps;
+    if steps.is_empty() {
+        run.tests.iter().for_each(line);
+        return;
+    }
+    let mut current = None;
+    for (i, step) in steps.iter().enumerate() {
+        let mine: Vec<&crate::grade::TestRun> = run
+            .tests
+            .iter()
+            .filter(|t| step.tests.contains(&t.name))
+            .collect();
+        let passed = mine.iter().filter(|t| t.passed()).count();
+        println!(
+            "{} {}: {passed}/{}",
+            format!("step {} of {}", i + 1, steps.len()).bold(),
+            step.name,
+            mine.len()
+        );
+        mine.into_iter().for_each(line);
+        if passed < step.tests.len() && current.is_none() {
+            current = Some((i + 1, &step.name));
+        }
+    }
+    let rest: Vec<&crate::grade::TestRun> = run
+        .tests
+        .iter()
+        .filter(|t| lab.meta.step_of(&t.name).is_none())
+        .collect();
+    if !rest.is_empty() {
+        println!("{}", "guarding against regressions:".bold());
+        rest.into_iter().for_each(line);
+    }
+    if let Some((n, name)) = current {
+        println!("\n{} step {n}: {name}", "now:".bold());
+    }
+}
+
 /// `cargo labs check N`: the graded tests, failures with their timelines.
 pub fn check(wb: &Workbook, lab: &Lab) -> Result<()> {
     if let Some(refused) = refusal(wb, lab) {
@@ -49,9 +93,7 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Result<()> {
     let run = learner_run(wb, lab, None).inspect_err(|e| {
         let _ = progress.record_attempt(&lab.meta.id, "check", &now_utc(), 0, 0, &e.to_string());
     })?;
-    for t in &run.tests {
-        println!("  {} {}", check_mark(t.passed()), t.name.replace('_', " "));
-    }
+    print_tests(lab, &run);
     let passed = run.passed();
     for t in run.tests.iter().filter(|t| !t.passed()) {
         println!("\n{} {}", "failed:".red().bold(), t.name.bold());

@@ -273,6 +273,7 @@ mod tests {
                 passed,
                 expected: of,
                 results,
+                steps: Vec::new(),
             },
             predictions: PredictionGrade::default(),
             points: LabPoints {

@@ -140,6 +140,19 @@ pub struct Tests {
     /// The tests the teacher's suite names: every one of them is expected to report.
     pub expected: usize,
     pub results: Vec<TestGrade>,
+    /// Where the build phase has steps: each step's tests and points.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepGrade>,
+}
+
+/// One step of a build phase, graded: partial credit per step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepGrade {
+    pub name: String,
+    pub passed: usize,
+    pub tests: usize,
+    pub points: f64,
+    pub max_points: f64,
 }
 
 /// How one graded test ended.

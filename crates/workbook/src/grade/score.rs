@@ -252,6 +252,7 @@ pub fn grade_lab(evidence: LabEvidence<'_>) -> LabGrade {
         tests: Tests {
             passed: results.iter().filter(|t| t.passed).count(),
             expected: results.len(),
+            steps: steps_of(lab, &results),
             results,
         },
         predictions: prediction_grade,
@@ -267,6 +268,25 @@ pub fn grade_lab(evidence: LabEvidence<'_>) -> LabGrade {
         notes,
         failure,
     }
+}
+
+/// Each step's share of the graded tests and points.
+fn steps_of(lab: &Lab, results: &[TestGrade]) -> Vec<StepGrade> {
+    (lab.meta.steps.iter())
+        .map(|step| {
+            let mine: Vec<&TestGrade> = results
+                .iter()
+                .filter(|t| step.tests.contains(&t.name))
+                .collect();
+            StepGrade {
+                name: step.name.clone(),
+                passed: mine.iter().filter(|t| t.passed).count(),
+                tests: mine.len(),
+                points: round2(mine.iter().map(|t| t.points).sum()),
+                max_points: round2(mine.iter().map(|t| t.max_points).sum()),
+            }
+        })
+        .collect()
 }
 
 /// How a graded run failed, and which misconceptions of the catalogue it matches.
