@@ -30,6 +30,9 @@ pub const TEACHER_ONLY: &[&str] = &[
     "book/src/teaching.md",
     "book/src/figures/reading-times.md",
     "crates/workbook/examples",
+    // The live poll's server shows the teacher the keys; learners only send to it.
+    "crates/poll",
+    "crates/workbook/tests/poll",
     "crates/workbook/templates",
     "crates/workbook/tests/consistency.rs",
     "crates/workbook/tests/quality.rs",
@@ -234,7 +237,7 @@ fn parse_grader(grader: &str) -> Result<(String, String)> {
 }
 
 /// The lock file without the packages only the teacher's edition has (the solutions, the
-/// template lab) and the dependencies only they used, block for block as cargo writes
+/// template lab, the poll's server) and the dependencies only they used, block for block as cargo writes
 /// it: the learner's first build then finds it current and leaves it untouched, and
 /// nothing in it names a solution.
 pub fn student_lockfile(teacher: &str) -> String {
@@ -242,7 +245,10 @@ pub fn student_lockfile(teacher: &str) -> String {
     let header = blocks.next().unwrap_or_default();
     let packages: Vec<(&str, LockedPackage)> = blocks.map(|b| (b, locked_package(b))).collect();
     let teacher_only = |p: &LockedPackage| {
-        p.local && (p.name.starts_with("solution") || p.name.ends_with("-template"))
+        p.local
+            && (p.name.starts_with("solution")
+                || p.name.ends_with("-template")
+                || p.name == crate::poll::SERVER_PACKAGE)
     };
     // Everything a kept workspace package needs, transitively.
     let mut kept: Vec<&str> = (packages.iter())
@@ -465,6 +471,9 @@ mod tests {
         assert!(excluded("solutions/01-outbox/src/relay.rs"));
         assert!(excluded("labs/01-outbox/predictions.txt"));
         assert!(excluded("labs/01-outbox/lab.toml"));
+        assert!(excluded("crates/poll/src/page.rs"));
+        assert!(excluded("crates/workbook/tests/poll/class.rs"));
+        assert!(!excluded("crates/workbook/src/poll/send.rs"));
         assert!(excluded("crates/workbook/tests/consistency.rs"));
         assert!(excluded(
             "crates/workbook/templates/solutions/99-template/src/receiver.rs"
@@ -472,6 +481,20 @@ mod tests {
         assert!(!excluded("labs/01-outbox/src/relay.rs"));
         assert!(!excluded("tests/01_outbox.rs"));
         assert!(!excluded("crates/workbook/tests/cli.rs"));
+    }
+
+    #[test]
+    fn the_student_lock_file_has_no_poll_server_and_nothing_only_it_uses() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let teacher = std::fs::read_to_string(root.join("Cargo.lock")).unwrap();
+        assert!(
+            teacher.contains("name = \"boundary-poll\"") && teacher.contains("name = \"hyper\"")
+        );
+        let student = student_lockfile(&teacher);
+        for gone in ["boundary-poll", "hyper", "tokio"] {
+            assert!(!student.contains(&format!("name = \"{gone}\"")), "{gone}");
+        }
+        assert!(student.contains("name = \"workbook\"") && student.contains("name = \"rusqlite\""));
     }
 
     const FULL: &str = "3f2a9c1e5b7d4a60c8e2f19b0d6a7c35e4f1b820";

@@ -21,7 +21,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "predict",
         "cargo labs predict N [--set ID=ANSWER …] [--seal]",
-        "record your predictions: at a prompt, or with --set from a script (`yes`, `no`, a letter, or `?`).\n--seal seals them as they are and shows nothing of the run (for a class that predicts,\nseals, discusses, then runs)",
+        "record your predictions: at a prompt, or with --set from a script (`yes`, `no`, a letter, or `?`).\n--seal seals them as they are and shows nothing of the run (for a class that predicts,\nseals, discusses, then runs).\n`cargo labs predict N --send URL --code CODE [--name NAME] [--round 1|2]` sends your current\nanswers to the teacher's live poll (round 1 alone, round 2 after the discussion); your files stay as they are",
     ),
     (
         "run",
@@ -73,6 +73,11 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "book",
         "cargo labs book [--open | --serve]",
         "build the book with mdBook (and open or serve it)",
+    ),
+    (
+        "poll",
+        "cargo labs poll serve [--labs N,…] [--listen ADDR:PORT] [--db FILE] [--roster FILE.csv]",
+        "the live poll for peer instruction (teacher's edition): prints the class code, the learners' URL\nand the teacher's page. Listens on 127.0.0.1:8470 unless --listen names another address; votes\nare kept in --db (default target/poll/poll.db), so a restart keeps the code, the tokens and\nevery vote. --roster binds names to a class list (CSV: id,name). --rate N: requests per second\none address may send (default 20). --remote-teacher lets the teacher's page answer other machines",
     ),
     (
         "new",
@@ -243,6 +248,28 @@ fn dispatch(args: &[String]) -> Result<()> {
                 sets.push(value.to_string());
             }
             let seal = opts.flag("--seal");
+            if let Some(url) = opts.value("--send")? {
+                let send = workbook::poll::SendOptions {
+                    url,
+                    code: opts.value("--code")?.ok_or_else(|| usage(command))?,
+                    name: opts.value("--name")?,
+                    round: opts.value("--round")?.map_or(
+                        Ok(workbook::poll::wire::Round::One),
+                        |r| {
+                            r.parse::<u8>()
+                                .map_err(|e| e.to_string())
+                                .and_then(TryInto::try_into)
+                                .map_err(Error::input)
+                        },
+                    )?,
+                };
+                return match opts.positional(command)?.as_slice() {
+                    [lab] if !seal && sets.is_empty() => {
+                        workbook::poll::send(&wb, wb.lab(lab)?, &send)
+                    }
+                    _ => Err(usage(command)),
+                };
+            }
             match opts.positional(command)?.as_slice() {
                 [lab] if seal && sets.is_empty() => commands::seal_only(&wb, wb.lab(lab)?),
                 [lab] if !seal => commands::predict(&wb, wb.lab(lab)?, &sets),
@@ -345,6 +372,7 @@ fn dispatch(args: &[String]) -> Result<()> {
                 _ => Err(usage(command)),
             }
         }
+        "poll" => workbook::poll::launch(&wb, rest),
         "new" => match opts.positional(command)?.as_slice() {
             [slug, title] => {
                 for path in scaffold::scaffold(&wb.root, slug, title)? {
