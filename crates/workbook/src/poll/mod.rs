@@ -46,12 +46,26 @@ pub fn launch(wb: &Workbook, args: &[&str]) -> Result<()> {
         &BuildEnv::default(),
         limit,
     )?;
-    let exe = built.executable(SERVER_PACKAGE).map_err(|problem| {
-        Error::lab(format!("the poll server could not be built: {problem:?}"))
-    })?;
+    let exe = built.executable(SERVER_PACKAGE).map_err(build_problem)?;
     let mut command = std::process::Command::new(exe);
     command.args(args).arg("--root").arg(&wb.root);
     run_in_place(command)
+}
+
+/// Why the server has no executable, in words that say what to do.
+fn build_problem(problem: compile::BuildProblem) -> Error {
+    use compile::BuildProblem::*;
+    match problem {
+        DoesNotCompile(errors) => Error::lab(format!(
+            "the poll server does not compile:\n{}",
+            crate::process::tail(&crate::text::strip_ansi(&errors), 40)
+        )),
+        TimedOut => Error::lab(format!(
+            "the poll server did not build within the time limit; `cargo build -p {SERVER_PACKAGE}` shows why"
+        )),
+        Cancelled => Error::Interrupted,
+        Failed(why) => Error::lab(format!("the poll server could not be built: {why}")),
+    }
 }
 
 #[cfg(unix)]

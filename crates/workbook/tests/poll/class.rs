@@ -214,3 +214,27 @@ fn grader_reads_round_one(db: &Path) {
         assert!(lab.voted_at <= lab.closed_at, "{lab:?}");
     }
 }
+
+#[test]
+fn a_workbook_without_the_server_says_the_poll_is_the_teachers() {
+    let learner = common::lab01_metadata();
+    let out = run_cli(&learner, &["poll", "serve"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("comes with the teacher's edition only"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run_cli(&learner, &["poll", "start"]);
+    assert!(
+        stderr(&out).contains("usage: cargo labs poll serve"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run_cli(&learner, &["predict", "01", "--send", "http://127.0.0.1:9"]);
+    assert!(
+        stderr(&out).contains("usage: cargo labs predict"),
+        "--send needs --code"
+    );
+    let _ = std::fs::remove_dir_all(&learner);
+}
