@@ -251,17 +251,13 @@ fn dispatch(args: &[String]) -> Result<()> {
             if let Some(url) = opts.value("--send")? {
                 let send = workbook::poll::SendOptions {
                     url,
-                    code: opts.value("--code")?.ok_or_else(|| usage(command))?,
+                    code: opts.value("--code")?.ok_or_else(|| {
+                        Error::input(
+                            "`--send` needs `--code CODE`: the class code your teacher shows",
+                        )
+                    })?,
                     name: opts.value("--name")?,
-                    round: opts.value("--round")?.map_or(
-                        Ok(workbook::poll::wire::Round::One),
-                        |r| {
-                            r.parse::<u8>()
-                                .map_err(|e| e.to_string())
-                                .and_then(TryInto::try_into)
-                                .map_err(Error::input)
-                        },
-                    )?,
+                    round: (opts.value("--round")?.unwrap_or("1").parse()).map_err(Error::input)?,
                 };
                 return match opts.positional(command)?.as_slice() {
                     [lab] if !seal && sets.is_empty() => {

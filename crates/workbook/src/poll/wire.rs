@@ -50,6 +50,21 @@ impl TryFrom<u8> for Round {
     }
 }
 
+impl std::str::FromStr for Round {
+    type Err = String;
+
+    /// `--round 1` or `--round 2`.
+    fn from_str(text: &str) -> Result<Round, String> {
+        text.trim()
+            .parse::<u8>()
+            .ok()
+            .and_then(|n| Round::try_from(n).ok())
+            .ok_or_else(|| {
+                format!("`--round {text}`: a round is 1 (alone) or 2 (after the discussion)")
+            })
+    }
+}
+
 impl From<Round> for u8 {
     fn from(round: Round) -> u8 {
         round.number()
@@ -238,6 +253,17 @@ mod tests {
         }
         for bad in ["", "YES", "ab", "1", "é", "maybe"] {
             assert!(Choice::try_from(bad.to_string()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_round_is_one_or_two() {
+        assert_eq!("2".parse::<Round>(), Ok(Round::Two));
+        for bad in ["0", "3", "x", ""] {
+            assert!(
+                bad.parse::<Round>().unwrap_err().contains("a round is 1"),
+                "{bad}"
+            );
         }
     }
 

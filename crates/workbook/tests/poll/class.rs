@@ -233,8 +233,9 @@ fn a_workbook_without_the_server_says_the_poll_is_the_teachers() {
     );
     let out = run_cli(&learner, &["predict", "01", "--send", "http://127.0.0.1:9"]);
     assert!(
-        stderr(&out).contains("usage: cargo labs predict"),
-        "--send needs --code"
+        stderr(&out).contains("`--send` needs `--code CODE`"),
+        "{}",
+        stderr(&out)
     );
     let _ = std::fs::remove_dir_all(&learner);
 }
