@@ -96,6 +96,7 @@ pub struct PolledLab {
     /// The lab's id (`outbox`), which `Labs::find` accepts.
     pub lab: String,
     /// Item id (`q01`, …) → answer; an item the learner left open is absent.
+    /// [`Choice::answer`] gives the predictions file's form, which a grade scores.
     pub answers: BTreeMap<String, Choice>,
     /// When the server received this vote (UTC).
     pub voted_at: String,

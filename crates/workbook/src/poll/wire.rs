@@ -129,6 +129,16 @@ impl Choice {
             Answer::Option(letter) => Choice::try_from(letter.clone()).ok(),
         }
     }
+
+    /// The predictions file's answer for this choice (what a grade scores).
+    pub fn answer(self) -> crate::predictions::Answer {
+        use crate::predictions::Answer;
+        match self {
+            Choice::Yes => Answer::Claim(true),
+            Choice::No => Answer::Claim(false),
+            Choice::Letter(letter) => Answer::Option(letter.to_string()),
+        }
+    }
 }
 
 /// A learner's answers to one lab, for one round: what `cargo labs predict N --send` posts.
@@ -250,6 +260,9 @@ mod tests {
         ] {
             assert_eq!(Choice::try_from(text.to_string()), Ok(choice));
             assert_eq!(choice.to_string(), text);
+        }
+        for choice in [Choice::Yes, Choice::No, Choice::Letter('d')] {
+            assert_eq!(Choice::of(&choice.answer()), Some(choice));
         }
         for bad in ["", "YES", "ab", "1", "é", "maybe"] {
             assert!(Choice::try_from(bad.to_string()).is_err(), "{bad}");
