@@ -30,6 +30,8 @@ pub const TEACHER_ONLY: &[&str] = &[
     "book/src/teaching.md",
     "book/src/figures/reading-times.md",
     "crates/workbook/examples",
+    // The live poll's server shows the teacher the keys; learners only send to it.
+    "crates/poll",
     "crates/workbook/templates",
     // The teacher's gates, whole: a gate added there never ships to learners.
     "crates/gates",
@@ -225,7 +227,7 @@ fn parse_grader(grader: &str) -> Result<(String, String)> {
 }
 
 /// The lock file without the packages only the teacher's edition has (the solutions, the
-/// template lab) and the dependencies only they used, block for block as cargo writes
+/// template lab, the poll's server) and the dependencies only they used, block for block as cargo writes
 /// it: the learner's first build then finds it current and leaves it untouched, and
 /// nothing in it names a solution.
 pub fn student_lockfile(teacher: &str) -> String {
@@ -233,7 +235,10 @@ pub fn student_lockfile(teacher: &str) -> String {
     let header = blocks.next().unwrap_or_default();
     let packages: Vec<(&str, LockedPackage)> = blocks.map(|b| (b, locked_package(b))).collect();
     let teacher_only = |p: &LockedPackage| {
-        p.local && (p.name.starts_with("solution") || p.name.ends_with("-template"))
+        p.local
+            && (p.name.starts_with("solution")
+                || p.name.ends_with("-template")
+                || p.name == crate::poll::SERVER_PACKAGE)
     };
     // Everything a kept workspace package needs, transitively.
     let mut kept: Vec<&str> = (packages.iter())
@@ -458,12 +463,32 @@ mod tests {
         assert!(excluded("labs/01-outbox/lab.toml"));
         assert!(excluded("crates/gates/tests/consistency.rs"));
         assert!(excluded("crates/gates/Cargo.toml"));
+        assert!(excluded("crates/poll/src/page.rs"));
+        assert!(!excluded("crates/workbook/src/poll/send.rs"));
         assert!(excluded(
             "crates/workbook/templates/solutions/99-template/src/receiver.rs"
         ));
         assert!(!excluded("labs/01-outbox/src/relay.rs"));
         assert!(!excluded("tests/01_outbox.rs"));
         assert!(!excluded("crates/workbook/tests/cli.rs"));
+    }
+
+    #[test]
+    fn the_student_lock_file_has_no_poll_server_and_nothing_only_it_uses() {
+        let registry = "source = \"registry+https://github.com/rust-lang/crates.io-index\"";
+        let teacher = format!(
+            "version = 4\n\n[[package]]\nname = \"boundary-poll\"\nversion = \"0.1.0\"\ndependencies = [\n \"hyper\",\n \"serde\",\n \"workbook\",\n]\n\n\
+             [[package]]\nname = \"hyper\"\nversion = \"1.8.1\"\n{registry}\ndependencies = [\n \"bytes\",\n]\n\n\
+             [[package]]\nname = \"bytes\"\nversion = \"1.11.0\"\n{registry}\n\n\
+             [[package]]\nname = \"serde\"\nversion = \"1.0.228\"\n{registry}\n\n\
+             [[package]]\nname = \"workbook\"\nversion = \"0.1.0\"\ndependencies = [\n \"serde\",\n]\n"
+        );
+        let student = student_lockfile(&teacher);
+        let names: Vec<String> = (student.lines())
+            .filter_map(|l| l.strip_prefix("name = "))
+            .map(|n| n.trim_matches('"').to_string())
+            .collect();
+        assert_eq!(names, ["serde", "workbook"], "{student}");
     }
 
     const FULL: &str = "3f2a9c1e5b7d4a60c8e2f19b0d6a7c35e4f1b820";

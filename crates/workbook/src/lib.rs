@@ -17,6 +17,7 @@ pub mod meta;
 pub mod mutants;
 pub mod observed;
 pub mod pages;
+pub mod poll;
 pub mod predictions;
 pub mod process;
 pub mod progress;

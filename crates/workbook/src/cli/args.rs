@@ -66,6 +66,11 @@ impl Args {
         Ok(self.rest)
     }
 
+    /// Everything not taken yet, as given (for a command that passes its arguments on).
+    pub fn rest(self) -> Vec<String> {
+        self.rest
+    }
+
     /// The usage error of this command.
     pub fn usage(&self) -> Error {
         super::usage_error(self.command)

@@ -12,6 +12,7 @@ mod grade_class;
 mod hint;
 mod list;
 mod new;
+mod poll;
 mod predict;
 mod replay;
 mod reset;
@@ -58,6 +59,7 @@ pub const COMMANDS: &[Command] = &[
     book::COMMAND,
     grade_class::COMMAND,
     export::COMMAND,
+    poll::COMMAND,
     bless::COMMAND,
     new::COMMAND,
 ];

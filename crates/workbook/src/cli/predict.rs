@@ -15,13 +15,26 @@ use std::io::{BufRead, IsTerminal, Write};
 pub const COMMAND: Command = Command {
     name: "predict",
     section: Section::Learner,
-    usage: "cargo labs predict N [--set ID=ANSWER …] [--seal]",
-    about: "record your predictions: at a prompt, or with --set from a script (`yes`, `no`, a letter, or `?`).\n--seal seals them as they are and shows nothing of the run (for a class that predicts,\nseals, discusses, then runs)",
+    usage: "cargo labs predict N [--set ID=ANSWER …] [--seal] [--send URL --code CODE [--name NAME] [--round 1|2]]",
+    about: "record your predictions: at a prompt, or with --set from a script (`yes`, `no`, a letter, or `?`).\n--seal seals them as they are and shows nothing of the run (for a class that predicts,\nseals, discusses, then runs). --send sends your current answers to the teacher's live poll\n(round 1 alone, round 2 after the discussion); your files stay as they are",
     run: |wb, mut args| {
         let sets = args.values("--set")?;
         let seal = args.flag("--seal");
+        let send = sent_to(&mut args)?;
         let usage = args.usage();
         let lab = wb.lab(&args.one()?)?;
+        if let Some((url, code, name, round)) = &send {
+            let options = crate::poll::SendOptions {
+                url,
+                code,
+                name: name.as_deref(),
+                round: round.parse().map_err(Error::input)?,
+            };
+            return match (seal, sets.is_empty()) {
+                (false, true) => crate::poll::send(wb, lab, &options),
+                _ => Err(usage),
+            };
+        }
         match (seal, sets.is_empty()) {
             (true, true) => seal_only(wb, lab),
             (false, _) => predict(wb, lab, &sets),
@@ -29,6 +42,22 @@ pub const COMMAND: Command = Command {
         }
     },
 };
+
+/// `--send URL --code CODE [--name NAME] [--round 1|2]`, when given: (url, code, name,
+/// round).
+type Sent = (String, String, Option<String>, String);
+
+fn sent_to(args: &mut super::Args) -> Result<Option<Sent>> {
+    let Some(url) = args.value("--send")? else {
+        return Ok(None);
+    };
+    let code = args.value("--code")?.ok_or_else(|| {
+        Error::input("`--send` needs `--code CODE`: the class code your teacher shows")
+    })?;
+    let name = args.value("--name")?;
+    let round = args.value("--round")?.unwrap_or_else(|| "1".into());
+    Ok(Some((url, code, name, round)))
+}
 
 pub fn predict(_wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
     let path = lab.predictions_path();
