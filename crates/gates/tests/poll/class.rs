@@ -213,6 +213,48 @@ fn grader_reads_round_one(db: &Path) {
         );
         assert!(lab.voted_at <= lab.closed_at, "{lab:?}");
     }
+    grade_class_scores_the_votes(db);
+}
+
+/// `grade-class --predictions-from`: a learner's predictions are their round-1 vote,
+/// sealed at the server's time of the vote, found by roster id or name; a learner the poll
+/// does not know earns nothing, and the grade says why.
+fn grade_class_scores_the_votes(db: &Path) {
+    use workbook::class::polled::Polled;
+    use workbook::grade::score::score_predictions;
+    let polled = Polled::read(db).unwrap();
+    let lab = common::labs()
+        .into_iter()
+        .find(|l| l.meta.id == "outbox")
+        .unwrap();
+    let right = lab.right_answers();
+    for (k, name) in [(0, "s00"), (3, "Learner 03")] {
+        let predictions = polled.predictions(name, &lab).unwrap().unwrap();
+        let seal = predictions.seal.clone().unwrap();
+        assert!(seal.intact(&lab), "a vote is sealed as a run seals");
+        let (q01, _) = answers(k, 1);
+        assert_eq!(predictions.answers["q01"].show(), q01);
+        let (mut notes, mut integrity) = (Vec::new(), Vec::new());
+        let mode = workbook::settings::PredictionMode::Correctness;
+        let grade = score_predictions(
+            &lab,
+            Some(&predictions),
+            None,
+            mode,
+            &mut notes,
+            &mut integrity,
+        );
+        let expected = (predictions.answers.iter())
+            .filter(|(id, a)| right.get(*id) == Some(a))
+            .count();
+        assert_eq!(grade.correct, expected);
+        assert!(grade.revised.is_empty(), "a closed vote is never revised");
+    }
+    let stranger = polled.predictions("nobody-here", &lab).unwrap_err();
+    assert!(
+        stranger.contains("no vote under `nobody-here`"),
+        "{stranger}"
+    );
 }
 
 #[test]

@@ -30,6 +30,8 @@ struct Grader<'a> {
     /// The slots share one build folder: their builds take turns (a wait for the lock
     /// must not count against a build's time limit), their tests do not.
     build_lock: Mutex<()>,
+    /// The live poll's votes, when predictions are scored from them.
+    polled: Option<super::polled::Polled>,
 }
 
 /// Bubblewrap, or the teacher's explicit `--no-sandbox`; anything else stops here.
@@ -60,6 +62,9 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
         sandbox: choose_sandbox(options.no_sandbox)?,
         salt: graded_salt(),
         build_lock: Mutex::new(()),
+        polled: (options.predictions_from.as_deref())
+            .map(super::polled::Polled::read)
+            .transpose()?,
     };
     let jobs = options
         .jobs
@@ -393,6 +398,7 @@ impl Grader<'_> {
         }
         let runs = self.run_labs(slot)?;
         let sandboxed = self.sandbox.is_some();
+        let learner_name = learner.name.clone();
         let grades = (self.labs.iter().zip(runs).zip(intakes.iter_mut()))
             .map(|((lab, (suite, run)), taken)| {
                 let mut integrity = Integrity {
@@ -406,11 +412,21 @@ impl Grader<'_> {
                         .iter()
                         .map(|p| grade::Note::new(grade::Severity::Info, p.clone())),
                 );
+                let (predictions, source) = match &self.polled {
+                    Some(polled) => (
+                        polled.predictions(&learner_name, lab),
+                        PredictionSource::Poll,
+                    ),
+                    None => (
+                        std::mem::replace(&mut taken.predictions, Ok(None)),
+                        PredictionSource::File,
+                    ),
+                };
                 grade::grade_lab(LabEvidence {
                     lab,
-                    predictions: std::mem::replace(&mut taken.predictions, Ok(None)),
+                    predictions,
                     first_seal: None,
-                    source: PredictionSource::File,
+                    source,
                     mode: self.wb.settings.prediction_mode(&lab.meta.number),
                     run,
                     expected: suite.expected,

@@ -17,6 +17,7 @@ mod code;
 mod copies;
 mod grading;
 pub mod intake;
+pub mod polled;
 pub mod table;
 pub mod tree;
 
@@ -47,6 +48,9 @@ pub struct Options {
     pub no_sandbox: bool,
     /// How many submissions are graded at once (default: the cores).
     pub jobs: Option<usize>,
+    /// Score predictions from the live poll's round-1 votes (closed rounds, server-stamped)
+    /// instead of the learners' files.
+    pub predictions_from: Option<PathBuf>,
 }
 
 /// The whole class: each learner's full grade, one row per learner and lab, and the
