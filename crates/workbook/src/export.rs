@@ -29,6 +29,8 @@ pub const TEACHER_ONLY: &[&str] = &[
     "README.md",
     "book/src/teaching.md",
     "book/src/figures/reading-times.md",
+    // The teacher's chapter's picture of a class report: it shows items' answers.
+    "book/src/figures/class-report.png",
     "crates/workbook/examples",
     // The live poll's server shows the teacher the keys; learners only send to it.
     "crates/poll",

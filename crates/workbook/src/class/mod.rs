@@ -14,10 +14,13 @@
 //! (do the starters still build?) before it is put down to the learner.
 
 mod code;
-mod copies;
+pub mod copies;
+pub mod gradebook;
 mod grading;
 pub mod intake;
 pub mod polled;
+pub mod key;
+pub mod report;
 pub mod table;
 pub mod tree;
 
@@ -51,6 +54,9 @@ pub struct Options {
     /// Score predictions from the live poll's round-1 votes (closed rounds, server-stamped)
     /// instead of the learners' files.
     pub predictions_from: Option<PathBuf>,
+    /// Where to write the class report's page at the end (`class report` makes the same
+    /// from the JSON).
+    pub report: Option<PathBuf>,
 }
 
 /// The whole class: each learner's full grade, one row per learner and lab, and the
@@ -80,6 +86,9 @@ pub fn grade_class(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> Result
             "--classroom prints one submission's result: give one folder",
         ));
     }
+    if options.report.is_some() {
+        report::teachers_only(wb, "`grade-class --report`")?;
+    }
     let class = grading::grade_submissions(wb, dirs, options)?;
     if let Some(path) = &options.json {
         let text = serde_json::to_string_pretty(&class)
@@ -88,6 +97,13 @@ pub fn grade_class(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> Result
     }
     if let Some(path) = &options.csv {
         std::fs::write(path, csv(&class.rows)).map_err(|e| Error::writing(path, e))?;
+    }
+    if let Some(path) = &options.report {
+        let made = report::Options {
+            anonymous: false,
+            book_base: report::default_book_base(&wb.root),
+        };
+        report::write(wb, &class, &made, path, None)?;
     }
     if options.classroom {
         let format = if options.base64 {

@@ -77,7 +77,7 @@ pub fn rows(learners: &[Grade]) -> Vec<Row> {
 }
 
 /// A CSV field (RFC 4180: fields with a comma, a quote or a line break are quoted).
-fn field(text: &str) -> String {
+pub fn field(text: &str) -> String {
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {

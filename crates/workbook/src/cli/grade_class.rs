@@ -6,10 +6,11 @@ use crate::class::Options;
 pub const COMMAND: Command = Command {
     name: "grade-class",
     section: Section::Teacher,
-    usage: "cargo labs grade-class DIR… [--json FILE] [--csv FILE] [--labs N,N] [--jobs N] [--work DIR] [--predictions-from POLL.db] [--classroom [--base64]] [--no-sandbox]",
+    usage: "cargo labs grade-class DIR… [--json FILE] [--csv FILE] [--report FILE.html] [--labs N,N] [--jobs N] [--work DIR] [--predictions-from POLL.db] [--classroom [--base64]] [--no-sandbox]",
     about: "grade a folder of submissions with this copy's settings, suites and keys: only each lab's\n\
             learner files and predictions.txt are taken from a submission (see the teacher's chapter).\n\
-            The summary and the CSV give each lab's status and everything that needs your attention.\n\
+            The summary and the CSV give each lab's status and everything that needs your attention;\n\
+            --report writes the class report's page (`cargo labs class report` makes it from the JSON).\n\
             --jobs grades that many submissions at once (default: the cores). --work sets where the\n\
             scratch trees and their builds live (default: target/grade-class in this copy).\n\
             --predictions-from scores the live poll's round-1 votes (closed rounds, stamped by the\n\
@@ -20,6 +21,7 @@ pub const COMMAND: Command = Command {
         let options = Options {
             json: args.value("--json")?.map(Into::into),
             csv: args.value("--csv")?.map(Into::into),
+            report: args.value("--report")?.map(Into::into),
             labs: (args.value("--labs")?)
                 .map(|l| l.split(',').map(str::to_string).collect())
                 .unwrap_or_default(),

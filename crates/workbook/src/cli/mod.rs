@@ -6,6 +6,7 @@ mod args;
 mod bless;
 mod book;
 mod check;
+mod class;
 mod export;
 mod grade;
 mod grade_class;
@@ -58,6 +59,7 @@ pub const COMMANDS: &[Command] = &[
     grade::COMMAND,
     book::COMMAND,
     grade_class::COMMAND,
+    class::COMMAND,
     export::COMMAND,
     poll::COMMAND,
     bless::COMMAND,
