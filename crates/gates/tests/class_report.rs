@@ -398,7 +398,12 @@ fn scripted_class() -> (ClassGrade, Script) {
             lab: &lab03,
             predictions: predictions03,
             first_seal: None,
-            source: PredictionSource::File,
+            // H's lab 03 predictions came from the live poll's round-1 votes.
+            source: if w == H {
+                PredictionSource::Poll
+            } else {
+                PredictionSource::File
+            },
             mode: settings.prediction_mode("03"),
             run: run03,
             expected: expected03.clone(),
@@ -583,6 +588,9 @@ fn the_report_counts_orders_and_diagnoses_the_scripted_class() {
     assert_eq!((q04.answered, q04.unanswered, q04.right_count), (11, 1, 11));
     assert!(q04.shift.is_none());
     assert_eq!((lab01.learners, lab01.sealed, lab01.revised), (12, 12, 5));
+    assert_eq!(lab01.from_poll, 0);
+    assert_eq!(report.lab_reports[1].from_poll, 1);
+    assert!(html.contains("The predictions of 1 of them are their round-1 votes in the live poll"));
     assert_eq!(lab01.modes, [PredictionMode::Correctness]);
     assert_eq!(report.lab_reports[1].modes, [PredictionMode::Participation]);
     assert_eq!(

@@ -464,6 +464,9 @@ fn lab_report(
             .filter(|t| !t.grade.predictions.revised.is_empty())
             .count(),
         modes,
+        from_poll: (taken.iter())
+            .filter(|t| t.grade.predictions.source == crate::grade::PredictionSource::Poll)
+            .count(),
         items: reports,
         key_changed_for,
         graded_runs: graded.len(),

@@ -216,6 +216,12 @@ fn lab_section(out: &mut String, lab: &LabReport) {
         esc(&modes.join(" and "))
     );
 
+    if lab.from_poll > 0 {
+        *out += &format!(
+            "<p>The predictions of {} of them are their round-1 votes in the live poll, sealed at the server's time (<code>grade-class --predictions-from</code>).</p>\n",
+            lab.from_poll
+        );
+    }
     *out += &format!("<h3 id=\"lab-{n}-items\">What the class predicted</h3>\n");
     let discuss: Vec<&ItemReport> = lab.items.iter().filter(|i| i.discuss).collect();
     if lab.items.is_empty() {

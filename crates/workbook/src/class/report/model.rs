@@ -149,6 +149,10 @@ pub struct LabReport {
     pub revised: usize,
     /// The modes the lab's predictions were scored with, as the grades recorded them.
     pub modes: Vec<PredictionMode>,
+    /// Of the learners, those whose predictions are the live poll's round-1 votes
+    /// (`grade-class --predictions-from`), not their files.
+    #[serde(default)]
+    pub from_poll: usize,
     /// Every item, the most missed first.
     pub items: Vec<ItemReport>,
     /// Learners whose recorded count of right answers differs from today's key: the key
