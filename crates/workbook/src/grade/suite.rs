@@ -104,7 +104,7 @@ pub fn run(
     let started = Instant::now();
     let original = original.filter(|_| env.verify_binary);
     let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<(TestRun, Vec<Note>)>>> = Mutex::new(vec![None; expected.len()]);
+    let results: Mutex<Vec<Option<Ran>>> = Mutex::new(vec![None; expected.len()]);
     let tampered = AtomicBool::new(false);
     std::thread::scope(|scope| {
         for _ in 0..env.jobs.clamp(1, expected.len().max(1)) {
@@ -135,6 +135,9 @@ pub fn run(
     }
     run
 }
+
+/// One test's result, and what the grader noticed of it.
+type Ran = (TestRun, Vec<Note>);
 
 /// Runs one test, or says why it was not run.
 fn one(
