@@ -5,8 +5,9 @@
 //! above my frame". So no fixed offset leads to the key. The key lies at a random place in
 //! a block of random size and random contents, drawn afresh for every run, masked by a
 //! salt; the place itself is stored masked; a salted number of blocks is allocated before
-//! it; and the frames between the harness and the test are padded by salted sizes. The
-//! salt (build.rs) is 0 in a learner's build and fresh in every grading.
+//! it; and the frames between `main` and the harness and between the harness and the test
+//! are padded by salted sizes (`layout.rs`). The salt (build.rs) is 0 in a learner's build
+//! and fresh in every grading.
 
 use crate::Key;
 use crate::key::random_u64;
@@ -17,7 +18,7 @@ mod salt {
     include!(concat!(env!("OUT_DIR"), "/salt.rs"));
 }
 
-pub(crate) use salt::{PAD_0, PAD_1, PAD_2};
+pub(crate) use salt::{PAD_0, PAD_1, PAD_2, PAD_3};
 
 pub fn salt() -> u64 {
     salt::SALT
@@ -100,5 +101,49 @@ mod tests {
         );
         let plain = a.cells.windows(16).any(|w| w == key.0);
         assert!(!plain || salt::KEY_MASK == [0; 16], "the key lies unmasked");
+    }
+
+    #[test]
+    fn the_built_constants_are_the_salts_layout() {
+        let built = crate::Layout::of(salt::SALT);
+        assert_eq!(built.pads, [PAD_0, PAD_1, PAD_2, PAD_3]);
+        assert_eq!(built.key_mask, salt::KEY_MASK);
+        assert_eq!(built.at_mask, salt::AT_MASK);
+        assert_eq!(built.spare, salt::SPARE);
+        assert_eq!(crate::layout_salt(), salt::SALT);
+    }
+
+    /// What an exploit calibrated on a learner's own build (salt 0) knows, and what two
+    /// gradings (two fresh salts) change of it: the distance from the test's frame to the
+    /// frame that holds the vault, the distance from `main`'s frame to it, and the masks
+    /// that turn the vault's bytes into the key and its place.
+    #[test]
+    fn two_gradings_lay_the_key_out_apart_from_a_learners_build() {
+        use crate::Layout;
+        let below = |l: &Layout| l.pads[..3].iter().sum::<usize>();
+        let home = Layout::of(0);
+        for salt in [0x9e37_79b9_7f4a_7c15_u64, 0x2545_f491_4f6c_dd1d] {
+            let graded = Layout::of(salt);
+            assert_ne!(
+                below(&home),
+                below(&graded),
+                "salt {salt:#x}: the test's frame"
+            );
+            assert_ne!(home.pads[3], graded.pads[3], "salt {salt:#x}: main's frame");
+            assert_ne!(home.key_mask, graded.key_mask, "salt {salt:#x}");
+            assert_ne!(home.at_mask, graded.at_mask, "salt {salt:#x}");
+        }
+        // Over many salts, the frame distances spread wide and the masks never repeat.
+        let many: Vec<Layout> = (1..=1000u64)
+            .map(|i| Layout::of(i.wrapping_mul(0x9e37_79b9)))
+            .collect();
+        let distances: std::collections::BTreeSet<usize> = many.iter().map(below).collect();
+        assert!(
+            distances.len() > 300,
+            "{} distinct distances",
+            distances.len()
+        );
+        let masks: std::collections::BTreeSet<[u8; 16]> = many.iter().map(|l| l.key_mask).collect();
+        assert_eq!(masks.len(), many.len());
     }
 }

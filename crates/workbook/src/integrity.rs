@@ -4,8 +4,10 @@
 //! the code does — with one exception: a learner file that brings in another file is
 //! refused, because the grader takes only the learner's files and what they bring in is
 //! work it did not take. That covers `#[path]` (and any attribute that can yield one, such
-//! as `cfg_attr`), `include!` and its kin under any name (`use std::include_str as grab;`),
-//! `mod name;`, and a `macro_rules!` whose body writes attributes, modules or includes.
+//! as `cfg_attr`), `include!` and its kin under any name (`use std::include_str as grab;`)
+//! or handed to a macro as a name to call (`m!(include_str, "…")`; so a variable called
+//! `include` inside a macro call is refused too: rename it), `mod name;`, and a
+//! `macro_rules!` whose body writes attributes, modules or includes.
 //! Everything else no solution needs is noted, ranked, so a teacher can look: the shapes
 //! of known soundness-hole exploits first (safe code that reads and writes any memory,
 //! rust-lang/rust#25860 and #57893), then leaving the process, reading the environment or
@@ -49,8 +51,8 @@ impl Rule {
         match self {
             Rule::BringsInAFile => {
                 "brings in another file (a `path` attribute, `include!`, `include_str!`, \
-                 `include_bytes!` under any name, or `mod name;`): the grader takes only \
-                 learner files, so the starter is graded in its place"
+                 `include_bytes!` under any name or handed to a macro, or `mod name;`): the \
+                 grader takes only learner files, so the starter is graded in its place"
             }
             Rule::ModuleFile => {
                 "declares `mod name;`, which reads the module from a file of its own: a grader \
@@ -166,6 +168,9 @@ const ATTRIBUTES: &[(&str, Rule)] = &[
     ("no_main", Rule::Link),
     ("no_builtins", Rule::Link),
     ("recursion_limit", Rule::ConstBomb),
+    // The compiler reads the file it names into the binary's debug information: data,
+    // not code, so it is noted, not refused (the sandbox shows no file to read).
+    ("debugger_visualizer", Rule::Files),
 ];
 
 impl Rule {
@@ -274,13 +279,15 @@ impl Tokens<'_> {
 /// The findings in `tokens`, each a rule and the line it was found on.
 fn findings(tokens: &[(Token, usize)]) -> Vec<(Rule, usize)> {
     let t = Tokens(tokens);
+    let calls = macro_arguments(&t);
     let mut found = Vec::new();
     let mut in_use = false;
     for (i, (token, line)) in tokens.iter().enumerate() {
         match token {
             Token::Ident(name) => {
                 in_use |= name == "use";
-                for rule in ident_rules(&t, i, name, in_use) {
+                let in_call = calls.iter().any(|&(open, close)| open < i && i < close);
+                for rule in ident_rules(&t, i, name, in_use, in_call) {
                     found.push((rule, *line));
                 }
             }
@@ -298,10 +305,30 @@ fn findings(tokens: &[(Token, usize)]) -> Vec<(Rule, usize)> {
     found
 }
 
+/// The token groups a macro is called with (`name!(…)`, `name! { … }`) or defined by
+/// (`macro_rules! name { … }`), as the indices of their `Open` and `Close`.
+fn macro_arguments(t: &Tokens<'_>) -> Vec<(usize, usize)> {
+    let mut calls = Vec::new();
+    for i in 1..t.0.len() {
+        if !(t.punct(i, '!') && matches!(t.at(i - 1), Some(Token::Ident(_)))) {
+            continue;
+        }
+        let open = if matches!(t.at(i + 1), Some(Token::Ident(_))) {
+            i + 2
+        } else {
+            i + 1
+        };
+        if matches!(t.at(open), Some(Token::Open(_))) {
+            calls.push((open, t.group_end(open)));
+        }
+    }
+    calls
+}
+
 /// What an identifier at `i` means: a name that always matters, a module reached by a
-/// path, a built-in macro called or imported under any name, `mod name;`, `static mut`,
-/// a macro that writes items.
-fn ident_rules(t: &Tokens<'_>, i: usize, name: &str, in_use: bool) -> Vec<Rule> {
+/// path, a built-in macro called, imported or handed to a macro under any name, `mod
+/// name;`, `static mut`, a macro that writes items.
+fn ident_rules(t: &Tokens<'_>, i: usize, name: &str, in_use: bool, in_call: bool) -> Vec<Rule> {
     let mut rules = Vec::new();
     let in_path = in_use
         || (i >= 2 && t.punct(i - 1, ':') && t.punct(i - 2, ':'))
@@ -312,6 +339,10 @@ fn ident_rules(t: &Tokens<'_>, i: usize, name: &str, in_use: bool) -> Vec<Rule> 
     // macro is the macro, whatever it is called afterwards.
     if t.punct(i + 1, '!') || in_use {
         rules.extend(lookup(MACROS, name));
+    } else if in_call {
+        // `m!(include_str, "/etc/hostname")` with `($i:ident, …) => { $i!(…) }`: a macro
+        // can call any name it is handed, and the name is the only trace of the call.
+        rules.extend(lookup(MACROS, name).filter(|r| *r == Rule::BringsInAFile));
     }
     // `mod name;` reads another file; `mod name { … }` does not.
     if name == "mod" && matches!(t.at(i + 1), Some(Token::Ident(_))) && t.punct(i + 2, ';') {
@@ -581,6 +612,8 @@ mod tests {
             "pub use ::std::include as inc;",
             "macro_rules! m { ($p:literal) => { #[cfg_attr(all(), path = $p)] mod sol; } }",
             "macro_rules! m { () => { mod x; } }",
+            "macro_rules! m { ($i:ident, $p:literal) => { $i!($p) } }\nconst S: &str = m!(include_str, \"/etc/hostname\");",
+            "macro_rules! m { ($($t:tt)*) => { $($t)*!(\"/abs/solution.rs\"); } }\nm! { include }",
         ] {
             let scan = scan("relay.rs", source);
             assert!(scan.refused, "{source}: {scan:?}");
@@ -596,6 +629,12 @@ mod tests {
         );
         assert!(!harmless.refused);
         assert!(harmless.notes[0].text.contains("macro"));
+        let visualizer = scan(
+            "x.rs",
+            "#![debugger_visualizer(gdb_script_file = \"/home/t/solution.rs\")]\nfn f() {}",
+        );
+        assert!(!visualizer.refused);
+        assert!(visualizer.notes[0].text.contains("files or paths"));
     }
 
     #[test]

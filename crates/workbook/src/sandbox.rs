@@ -3,7 +3,9 @@
 //! system's programs and libraries, the linker's configuration, the Rust toolchain and the
 //! cargo registry, plus the scratch tree and build folder it grades in — no other file of
 //! the machine, the teacher's workbook and home included; a private `/tmp` of capped
-//! size; no network; no other process; no terminal; everything killed with its parent.
+//! size; no network; no other process; no terminal; for graded tests, none of the
+//! grader's environment variables (a token in them would be one print away from the
+//! grade report); everything killed with its parent.
 //! Without it, `grade-class` refuses to grade unless the teacher says `--no-sandbox`.
 
 use std::path::{Path, PathBuf};
@@ -30,6 +32,9 @@ pub struct Policy {
     pub registry_writable: bool,
     /// The size of the private `/tmp`.
     pub tmp_bytes: u64,
+    /// Whether the command sees only the environment variables set on it (and `PATH`),
+    /// none of the grader's own.
+    pub clear_env: bool,
     /// The folder the command starts in.
     pub dir: PathBuf,
 }
@@ -75,6 +80,7 @@ impl Sandbox {
                 "/",
                 "--unshare-all",
                 "--die-with-parent",
+                "--clearenv",
                 "--",
                 "true",
             ])
@@ -82,11 +88,18 @@ impl Sandbox {
             .output();
         match out {
             Ok(out) if out.status.success() => Ok(Sandbox { program }),
-            Ok(out) => Err(format!(
-                "bubblewrap cannot start a sandbox here ({}): {}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr).trim()
-            )),
+            Ok(out) => {
+                let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
+                Err(format!(
+                    "bubblewrap cannot start a sandbox here ({}): {}",
+                    out.status,
+                    if said.is_empty() {
+                        "it printed no error".to_string()
+                    } else {
+                        said
+                    }
+                ))
+            }
             Err(e) => Err(format!(
                 "bubblewrap (`{}`) cannot be run: {e}",
                 program.display()
@@ -140,6 +153,16 @@ impl Sandbox {
         }
         for path in &policy.writable {
             wrapped.arg("--bind").arg(path).arg(path);
+        }
+        if policy.clear_env {
+            wrapped
+                .arg("--clearenv")
+                .args(["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"]);
+            for (key, value) in command.get_envs() {
+                if let Some(value) = value {
+                    wrapped.arg("--setenv").arg(key).arg(value);
+                }
+            }
         }
         wrapped
             .args([

@@ -3,9 +3,10 @@
 
 use super::code::{self, Taken};
 use super::intake::{Intake, intake, locate_workbook};
-use super::tree::{Slot, sync, touch};
+use super::tree::{Pristine, Slot, Stamp, repair_build_folder, sync, touch};
 use super::{ClassGrade, Options, copies, learners, table, work_dir};
 use crate::error::{Error, Result};
+use crate::grade::build::Built;
 use crate::grade::run::{self, LabRun, RunEnv, SuiteEnv, cores};
 use crate::grade::{
     self, Grade, GradedSuite, Integrity, LabEvidence, LabStatus, Learner, PredictionSource,
@@ -28,6 +29,8 @@ struct Grader<'a> {
     labs: Vec<&'a Lab>,
     work: PathBuf,
     sandbox: Option<Sandbox>,
+    /// The student edition every submission's tree is restored from.
+    pristine: Pristine,
     /// The layout salt of this grading's graded suites (see the `graded` crate).
     salt: u64,
     /// The slots share one build folder: their builds take turns (a wait for the lock
@@ -58,21 +61,33 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
     if let Some(dir) = dirs.iter().find(|d| !d.is_dir()) {
         return Err(Error::input(format!("{} is not a folder", dir.display())));
     }
+    let labs = wb.chosen(&options.labs)?;
+    let sandbox = choose_sandbox(options.no_sandbox)?;
+    let work = work_dir(wb, options)?;
+    let pristine_dir = work.join("pristine");
+    export_pristine(wb, &pristine_dir)?;
     let grader = Grader {
         wb,
-        labs: wb.chosen(&options.labs)?,
-        work: work_dir(wb, options)?,
-        sandbox: choose_sandbox(options.no_sandbox)?,
+        labs,
+        work,
+        pristine: Pristine::read(&pristine_dir)?,
+        sandbox,
         salt: graded_salt(),
         build_lock: Mutex::new(()),
         polled: (options.predictions_from.as_deref())
             .map(super::polled::Polled::read)
             .transpose()?,
     };
-    let jobs = options
+    let mut jobs = options
         .jobs
         .unwrap_or_else(cores)
         .clamp(1, dirs.len().max(1));
+    if grader.sandbox.is_none() && jobs > 1 {
+        // Without the sandbox a submission's tests could write into the tree another
+        // slot is grading: one at a time, each is checked before the next begins.
+        eprintln!("--no-sandbox: grading one submission at a time");
+        jobs = 1;
+    }
     let first = Slot::new(&grader.work, 0)?;
     grader.prepare(&first)?;
     let mut slots = vec![first];
@@ -88,7 +103,7 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
         taken.extend(files);
         seconds.push(time);
     }
-    let copied_code = code::copied(&wb.root, &grader.pristine(), &grader.labs, &taken);
+    let copied_code = code::copied(&wb.root, &grader.pristine_dir(), &grader.labs, &taken);
     code::note(&copied_code, &mut learners);
     Ok(ClassGrade {
         version: grade::FORMAT_VERSION,
@@ -136,26 +151,25 @@ fn copied_predictions(labs: &[&Lab], learners: &[Grade]) -> Vec<copies::Predicti
     pairs
 }
 
-impl Grader<'_> {
-    fn pristine(&self) -> PathBuf {
-        self.work.join("pristine")
+/// Exports the student edition this grading grades over, fresh.
+fn export_pristine(wb: &Workbook, dir: &Path) -> Result<()> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| Error::writing(dir, e))?;
     }
+    crate::export::export(wb, dir, None).map(|_| ())
+}
 
-    /// Exports the student edition this grading grades over, fresh.
-    fn export_pristine(&self, dir: &Path) -> Result<()> {
-        if dir.exists() {
-            std::fs::remove_dir_all(dir).map_err(|e| Error::writing(dir, e))?;
-        }
-        crate::export::export(self.wb, dir, None).map(|_| ())
+impl Grader<'_> {
+    fn pristine_dir(&self) -> PathBuf {
+        self.work.join("pristine")
     }
 
     /// Fetches the dependencies (with the network, outside the sandbox: the teacher's own
     /// files) and builds the starters exactly as a submission will be built. When the
     /// starters do not build, no submission can: stop, and say why and what to do.
     fn prepare(&self, slot: &Slot) -> Result<()> {
-        self.export_pristine(&self.pristine())?;
         let fetched = self.fetch();
-        sync(&self.pristine(), &slot.tree)?;
+        sync(&self.pristine, &slot.tree)?;
         eprintln!("building the starters once, as every submission will be built …");
         let runs = self.build_only(slot, true)?;
         let failures: Vec<String> = runs
@@ -174,7 +188,7 @@ impl Grader<'_> {
              Fix: make `cargo build --tests` work in {} (its dependencies must be in cargo's cache: run `cargo fetch` \
              there once with the network), then grade again.",
             failures.join("\n"),
-            self.pristine().display()
+            self.pristine_dir().display()
         )))
     }
 
@@ -189,7 +203,8 @@ impl Grader<'_> {
             if offline {
                 command.arg("--offline");
             }
-            match crate::process::run(crate::process::Job::new(command, limit), &self.pristine()) {
+            let job = crate::process::Job::new(command, limit);
+            match crate::process::run(job, &self.pristine_dir()) {
                 Ok(done) if done.success() => return Ok(()),
                 Ok(done) => last = crate::process::tail(&crate::text::strip_ansi(&done.stderr), 8),
                 Err(e) => return Err(format!("cargo could not be started: {e}")),
@@ -208,14 +223,16 @@ fn policies(slot: &Slot, registry_writable: bool, tmp_bytes: u64) -> (Policy, Po
         proc_fs: true,
         registry_writable,
         tmp_bytes,
+        clear_env: false,
         dir: slot.tree.clone(),
     };
     let run = Policy {
-        readable: vec![slot.tree.clone(), slot.bin.clone()],
+        readable: vec![slot.tree.clone(), slot.target.clone(), slot.bin.clone()],
         writable: Vec::new(),
         proc_fs: false,
         registry_writable: false,
         tmp_bytes,
+        clear_env: true,
         dir: slot.tree.clone(),
     };
     (build, run)
@@ -287,7 +304,7 @@ impl Grader<'_> {
         let (build_wrap, run_wrap) = (|c| wrap(&build_policy, c), |c| wrap(&run_policy, c));
         let env = self.run_env(slot, &build_wrap, &run_wrap);
         let packages: Vec<&str> = self.labs.iter().map(|l| l.meta.package.as_str()).collect();
-        let built = self.build_in_turn(slot, &packages, &env)?;
+        let built = self.build(slot, &packages, &env)?;
         Ok(self
             .labs
             .iter()
@@ -370,16 +387,9 @@ impl Grader<'_> {
                 .collect();
             return Ok((grade::total(labs, Some(learner)), Vec::new()));
         };
-        let pristine = if self.sandbox.is_some() {
-            self.pristine()
-        } else {
-            // Unsandboxed, an earlier submission's tests could have written anywhere:
-            // every submission starts from a pristine tree exported afresh.
-            let fresh = slot.tree.with_extension("pristine");
-            self.export_pristine(&fresh)?;
-            fresh
-        };
-        sync(&pristine, &slot.tree)?;
+        // From memory: unsandboxed, an earlier submission's tests could have written to
+        // any folder, the pristine one included.
+        sync(&self.pristine, &slot.tree)?;
         let limits = &self.wb.settings.limits;
         let mut intakes: Vec<Intake> = self
             .labs
@@ -445,48 +455,80 @@ impl Grader<'_> {
         Ok((grade, files))
     }
 
-    /// Builds `packages` in `slot`'s tree, in turn with the other slots. Cargo keys a
-    /// workspace's packages by their paths inside the workspace, so every slot's lab
-    /// builds into the same files of the shared build folder: the learner files are
-    /// touched first (so cargo rebuilds them whatever another slot built last), and each
-    /// executable is copied into the slot's own folder before the next slot's turn.
-    fn build_in_turn(
-        &self,
-        slot: &Slot,
-        packages: &[&str],
-        env: &RunEnv<'_>,
-    ) -> Result<crate::grade::build::Built> {
+    /// Builds `packages` in `slot`, in turn with the other slots. The slots' trees are
+    /// one workspace at different paths, which cargo does not tell apart: the learner
+    /// files are touched first, so cargo rebuilds each lab from this tree's files (see
+    /// [`touch`]), and each executable is copied into the slot's own folder before the
+    /// next build can replace it; the tests run the copy.
+    fn build(&self, slot: &Slot, packages: &[&str], env: &RunEnv<'_>) -> Result<Built> {
         let _turn = self.build_lock.lock().unwrap_or_else(|e| e.into_inner());
         for lab in &self.labs {
             for file in &lab.meta.learner_files {
-                touch(&slot.tree.join(lab.learner_path(file)))?;
+                let path = slot.tree.join(lab.learner_path(file));
+                if path.is_file() {
+                    touch(&path)?;
+                }
             }
         }
         let mut built = run::build_suites(&slot.tree, packages, env)?;
-        for (package, exe) in built.executables.iter_mut() {
-            let own = slot.bin.join(package);
-            std::fs::copy(&*exe, &own).map_err(|e| Error::writing(&own, e))?;
-            *exe = own;
-        }
+        built
+            .keep_executables(&slot.bin)
+            .map_err(|e| Error::writing(&slot.bin, e))?;
         if env.tests.verify_binary {
             built.remember_executables();
         }
         Ok(built)
     }
 
-    /// Builds `suites` in `slot` (in turn with the other slots), then runs them.
-    fn build_and_run(&self, slot: &Slot, suites: &[GradedSuite], env: &RunEnv<'_>) -> Vec<LabRun> {
+    /// Builds `suites` in `slot`, then runs them. Unsandboxed, the build folder must be
+    /// as the build left it once the tests are over: whatever a test wrote there is
+    /// deleted, so that the next submission's build makes it again, and the submission
+    /// is named.
+    fn build_and_run(
+        &self,
+        slot: &Slot,
+        suites: &[GradedSuite],
+        env: &RunEnv<'_>,
+    ) -> Result<Vec<LabRun>> {
         let packages: Vec<&str> = suites.iter().map(|s| s.package.as_str()).collect();
-        match self.build_in_turn(slot, &packages, env) {
-            Ok(built) => suites
-                .iter()
-                .map(|suite| run::run_built(&built, &slot.tree, suite, env))
-                .collect(),
-            Err(e) => suites
-                .iter()
-                .map(|_| LabRun::GraderFault(e.to_string()))
-                .collect(),
+        let built = match self.build(slot, &packages, env) {
+            Ok(built) => built,
+            Err(e) => {
+                return Ok(suites
+                    .iter()
+                    .map(|_| LabRun::GraderFault(e.to_string()))
+                    .collect());
+            }
+        };
+        let watched = self.sandbox.is_none().then(|| Stamp::of(&slot.target));
+        let mut runs: Vec<LabRun> = suites
+            .iter()
+            .map(|suite| run::run_built(&built, &slot.tree, suite, env))
+            .collect();
+        if let Some(before) = watched {
+            let changed = before.changes(&Stamp::of(&slot.target));
+            if !changed.is_empty() {
+                repair_build_folder(&slot.target, &changed)?;
+                let shown: Vec<String> = (changed.iter().take(5))
+                    .map(|p| p.display().to_string())
+                    .collect();
+                let more = if changed.len() > 5 { ", …" } else { "" };
+                let note = grade::Note::new(
+                    grade::Severity::Serious,
+                    format!(
+                        "the tests of this submission wrote into the grader's build folder ({}{more}): \
+                         what they wrote was deleted before the next submission was built",
+                        shown.join(", ")
+                    ),
+                );
+                for run in &mut runs {
+                    if let LabRun::Ran(suite) = run {
+                        suite.notes.push(note.clone());
+                    }
+                }
+            }
         }
+        Ok(runs)
     }
 
     /// Builds and runs every lab in `slot`; a lab that failed for no reason in its own
@@ -506,7 +548,7 @@ impl Grader<'_> {
             .iter()
             .map(|l| GradedSuite::of(l, &slot.tree, settings))
             .collect();
-        let mut runs = self.build_and_run(slot, &suites, &env);
+        let mut runs = self.build_and_run(slot, &suites, &env)?;
         // A cap that stopped the whole build stopped every lab in it: build each such lab
         // alone, so that only the one that hit the cap pays for it.
         let capped: Vec<usize> = (0..runs.len())
@@ -515,7 +557,7 @@ impl Grader<'_> {
         if capped.len() > 1 {
             for i in capped {
                 runs[i] = self
-                    .build_and_run(slot, std::slice::from_ref(&suites[i]), &env)
+                    .build_and_run(slot, std::slice::from_ref(&suites[i]), &env)?
                     .remove(0);
             }
         }
@@ -536,7 +578,7 @@ impl Grader<'_> {
                 _ => None,
             })
             .collect();
-        sync(&self.pristine(), &slot.tree)?;
+        sync(&self.pristine, &slot.tree)?;
         let starters = self.build_only(slot, false)?;
         let broken: Vec<String> = starters
             .into_iter()

@@ -7,6 +7,12 @@
 //! harnesses, keys and limits, in bubblewrap's sandbox (`crate::sandbox`) unless the
 //! teacher says `--no-sandbox`. It never writes into a submission.
 //!
+//! Without the sandbox a submission's tests can write wherever the teacher can, so it
+//! grades one submission at a time, restores every tree from the pristine edition it holds
+//! in memory (never from a folder a test could have written to), checks every executable
+//! before every test, and after each submission's tests deletes whatever they wrote in the
+//! shared build folder, naming the submission.
+//!
 //! Before the first submission it fetches the dependencies and builds the starters once,
 //! exactly as a submission will be built: if that fails, the grader's environment is at
 //! fault, and it stops and says what to fix instead of giving every learner a zero. A lab

@@ -65,6 +65,21 @@ impl Built {
             .collect();
     }
 
+    /// Copies every executable into `dir` (one per package, named after it) and points
+    /// at the copy: builds that share a build folder write their executables at the same
+    /// paths, so only a copy taken right after the build stays this build's.
+    pub fn keep_executables(&mut self, dir: &Path) -> std::io::Result<()> {
+        for (package, exe) in &mut self.executables {
+            let kept = dir.join(package);
+            let fresh = dir.join(format!(".{package}.new"));
+            std::fs::copy(&*exe, &fresh)?;
+            // A rename replaces whatever stood there, even a file a test made read-only.
+            std::fs::rename(&fresh, &kept)?;
+            *exe = kept;
+        }
+        Ok(())
+    }
+
     /// The executable of `package`, or why there is none.
     pub fn executable(&self, package: &str) -> std::result::Result<&Path, BuildProblem> {
         if let Some(exe) = self.executables.get(package) {

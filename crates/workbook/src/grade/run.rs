@@ -133,7 +133,8 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Builds the suites of `packages` in the workspace at `tree`.
+/// Builds the suites of `packages` in the workspace at `tree`. (A caller that verifies
+/// executables before every test keeps their bytes: [`Built::remember_executables`].)
 pub fn build_suites(
     tree: &Path,
     packages: &[&str],
@@ -153,17 +154,13 @@ pub fn build_suites(
             (dir, cap)
         }),
     };
-    let mut built = build::build(
+    build::build(
         tree,
         packages,
         Artifact::GradedSuite,
         &build_env,
         env.build_time,
-    )?;
-    if env.tests.verify_binary {
-        built.remember_executables();
-    }
-    Ok(built)
+    )
 }
 
 /// Runs `suite` from what `built` holds.

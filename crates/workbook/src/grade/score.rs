@@ -178,8 +178,20 @@ fn status_of(
             (LabStatus::DidNotCompile, Some(why), None, suite)
         }
         LabRun::BuildCapped { cap, detail } => {
+            let what = match cap {
+                Cap::Time => "the time a build may take (`build_time_limit_secs`)",
+                Cap::Memory => "the memory one compiler process may use (`max_build_memory_mib`)",
+                Cap::Disk => {
+                    "the disk a build may fill (a file past `max_file_mib`, or the build folder grown past `max_build_growth_mib`)"
+                }
+                Cap::Output => "the output a build may print",
+            };
+            let why = format!(
+                "lab {n}'s build was stopped by the grader's cap on {what}, which the starters build within: no graded test ran. Cargo's last words:\n{}",
+                crate::process::tail(&crate::text::strip_ansi(&detail), 12)
+            );
             let suite = not_run(expected, "not run: the lab's build was stopped by a cap");
-            (LabStatus::BuildCapped, Some(detail), Some(cap), suite)
+            (LabStatus::BuildCapped, Some(why), Some(cap), suite)
         }
         LabRun::GraderFault(why) => {
             let suite = not_run(expected, "not run: the grader's environment failed");

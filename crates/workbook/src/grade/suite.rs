@@ -91,6 +91,9 @@ impl SuiteEnv<'_> {
     }
 }
 
+/// One test's result and what the grader noticed while it ran.
+type Ran = (TestRun, Vec<Note>);
+
 /// Runs each of `expected` from the suite executable `exe`, one process each, up to
 /// `env.jobs` at a time; the results come back in the suite's order. With `original`,
 /// the executable must hold those bytes before every test.
@@ -124,6 +127,9 @@ pub fn run(
         }
     });
     let mut run = SuiteRun::default();
+    // One note per test that printed result lines not its own, for the first few such
+    // tests; then one for all the others, so that a flood of them buries nothing else.
+    let mut imitating = 0;
     for (test, notes) in results
         .into_inner()
         .unwrap_or_default()
@@ -131,13 +137,30 @@ pub fn run(
         .flatten()
     {
         run.tests.push(test);
-        run.notes.extend(notes);
+        for note in notes {
+            if note.severity == Severity::Serious && note.text.ends_with(" ignored") {
+                imitating += 1;
+                if imitating > SHOWN_IMITATIONS {
+                    continue;
+                }
+            }
+            run.notes.push(note);
+        }
+    }
+    if imitating > SHOWN_IMITATIONS {
+        run.notes.push(Note::new(
+            Severity::Serious,
+            format!(
+                "{} more tests printed result lines that were not their own proof; all were ignored",
+                imitating - SHOWN_IMITATIONS
+            ),
+        ));
     }
     run
 }
 
-/// One test's result, and what the grader noticed of it.
-type Ran = (TestRun, Vec<Note>);
+/// How many tests' imitated result lines are shown one by one.
+const SHOWN_IMITATIONS: usize = 3;
 
 /// Runs one test, or says why it was not run.
 fn one(
@@ -241,23 +264,24 @@ fn run_one(
     (test, notes)
 }
 
-/// What the grader tells a reviewer about a test's printing.
+/// What the grader tells a reviewer about a test's printing: one note for the result
+/// lines that were not its own proof (the first of them quoted), one if it printed past
+/// the cap.
 fn imitation_notes(name: &str, ignored: &[String], truncated: bool, cap: usize) -> Vec<Note> {
-    let mut notes: Vec<Note> = ignored
-        .iter()
-        .take(3)
-        .map(|line| {
-            Note::new(
-                Severity::Serious,
-                format!("`{name}` printed {line}; it was ignored"),
-            )
-        })
-        .collect();
-    if ignored.len() > 3 {
-        notes.push(Note::new(Severity::Serious, format!(
-            "`{name}` printed {} more result lines that were not its own proof; all were ignored",
-            ignored.len() - 3
-        )));
+    let mut notes = Vec::new();
+    match ignored {
+        [] => {}
+        [line] => notes.push(Note::new(
+            Severity::Serious,
+            format!("`{name}` printed {line}; it was ignored"),
+        )),
+        [first, ..] => notes.push(Note::new(
+            Severity::Serious,
+            format!(
+                "`{name}` printed {} result lines that were not its own proof, the first {first}; all were ignored",
+                ignored.len()
+            ),
+        )),
     }
     if truncated {
         notes.push(Note::new(
