@@ -778,11 +778,32 @@ fn outcomes(learner: &str) -> BTreeMap<String, String> {
 }
 
 /// Every integrity note, as "severity: text".
+/// Whether an integrity note is the copy check's (which depends on who else is in the
+/// class, not on the learner's file alone).
+fn is_copy_note(note: &Value) -> bool {
+    note["text"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("shares "))
+}
+
+/// The copy check's notes on a learner's lab 01: whom its file looks copied from.
+fn copy_notes(learner: &str) -> Vec<String> {
+    (lab01(learner)["integrity"]["notes"]
+        .as_array()
+        .unwrap()
+        .iter())
+    .filter(|n| is_copy_note(n))
+    .map(|n| n["text"].as_str().unwrap().to_string())
+    .collect()
+}
+
+/// Every other integrity note on a learner's lab 01, with its severity.
 fn notes(learner: &str) -> Vec<String> {
     (lab01(learner)["integrity"]["notes"]
         .as_array()
         .unwrap()
         .iter())
+    .filter(|n| !is_copy_note(n))
     .map(|n| {
         format!(
             "{}: {}",
@@ -830,9 +851,20 @@ fn honest_work_is_graded_right_wherever_it_lies_and_however_it_is_written() {
         );
         assert_eq!(passed(learner), tests, "{learner}: {}", report(learner));
         assert_eq!(status(learner), "graded");
-        // No note at all: nothing calls honest work an exploit, an imitation or tampering.
+        // No note but the copy check's: nothing calls honest work an exploit, an
+        // imitation or tampering. (These honest learners all hold the reference solution,
+        // so the copy check names each of them against it: rightly.)
         assert_eq!(notes(learner), Vec::<String>::new(), "{learner}");
+        let copies = copy_notes(learner);
+        assert!(
+            copies
+                .iter()
+                .any(|n| n.contains("with the reference solution")),
+            "{learner}: {copies:?}"
+        );
     }
+    // A starter copies nothing: the starter's text is everyone's.
+    assert_eq!(copy_notes("starter"), Vec::<String>::new());
     // The nested clone was found one folder down.
     let found = grade("nested")["found_in"].as_str().unwrap_or_default();
     assert!(found.ends_with("nested/boundary-labs"), "{found}");
@@ -1275,7 +1307,9 @@ fn essentials(grade: &Value) -> Value {
         "points": lab["points"],
         "tests": lab["tests"]["results"].as_array().unwrap().iter()
             .map(|t| serde_json::json!([t["name"], t["outcome"]])).collect::<Vec<_>>(),
+        // The copy check's notes depend on who else is in the class: left out.
         "notes": lab["integrity"]["notes"].as_array().unwrap().iter()
+            .filter(|n| !is_copy_note(n))
             .map(|n| n["text"].clone()).collect::<Vec<_>>(),
     })
 }
@@ -1385,7 +1419,7 @@ fn without_the_sandbox_no_learner_changes_another_learners_grade() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|n| n["severity"] == "serious")
+                .filter(|n| n["severity"] == "serious" && !is_copy_note(n))
                 .count(),
             0,
             "{name}: {lab}"
