@@ -54,17 +54,17 @@
 //!   between the new state and the state before the seek (messages the seek marked
 //!   acknowledged may still arrive; replayed messages may not arrive yet).
 //!
-//! Every nondeterministic decision goes through the [`Sim`]: the order a pull hands out
-//! across keys (`pubsub:pull-order`), whether an ack is recorded or lost (or, with
-//! exactly-once delivery, fails) (`pubsub:ack`), forwarding near the maximum attempts
-//! (`pubsub:dead-letter`), whether the ordering cascade happens when a dead-letter policy
-//! is in place (`pubsub:ordered-dead-letter`), which state a pull after a seek sees
-//! (`pubsub:after-seek`), and whether a [`Publisher`]'s publish fails (`pubsub:publish`).
-//! Option 0 is always the documented nominal behaviour, and a scenario may switch any of
-//! the broker's sites off ([`Broker::without_fault`]) to study the others. Ack deadlines
-//! are [`Timers`] on the broker's own logical clock, in seconds, which moves only when
-//! [`Broker::advance`] is called (and then moves the fault core's clock by the same
-//! amount).
+//! Every nondeterministic decision goes through the [`Sim`](labkit::fault::Sim): the
+//! order a pull hands out across keys (`pubsub:pull-order`), whether an ack is recorded
+//! or lost (or, with exactly-once delivery, fails) (`pubsub:ack`), forwarding near the
+//! maximum attempts (`pubsub:dead-letter`), whether the ordering cascade happens when a
+//! dead-letter policy is in place (`pubsub:ordered-dead-letter`), which state a pull
+//! after a seek sees (`pubsub:after-seek`), and whether a [`Publisher`]'s publish fails
+//! (`pubsub:publish`). Option 0 is always the documented nominal behaviour, and a
+//! scenario may switch any of the broker's sites off ([`Broker::without_fault`]) to study
+//! the others. Ack deadlines are [`Timers`](labkit::fault::Timers) on the broker's own
+//! logical clock, in seconds, which moves only when [`Broker::advance`] is called (and
+//! then moves the fault core's clock by the same amount).
 //!
 //! Simplifications, said once here and again in the chapters:
 //!
