@@ -3,9 +3,8 @@
 //! ([`ReadWriteTransaction`], after Java's `TransactionManager`), which keeps its
 //! lifecycle: once committed, rolled back, aborted or failed, it refuses further use.
 
-use crate::database::{
-    Buffered, Code, CommitResponse, Database, Mutation, ReadLock, Row, Span, SpannerError, range,
-};
+use crate::database::{ReadLock, Span, range};
+use crate::{Buffered, Code, CommitResponse, Database, Mutation, Row, SpannerError};
 use labkit::fault::{Fate, Glyph, Sim};
 use std::rc::Rc;
 
