@@ -82,6 +82,7 @@
 //! variables is volatile.
 
 mod database;
+mod dml;
 mod error;
 mod processor;
 mod row;
@@ -90,6 +91,7 @@ mod snapshot;
 mod transaction;
 
 pub use database::{Buffered, Database};
+pub use dml::Dml;
 pub use error::{Code, CommitResponse, SpannerError};
 pub use processor::{
     ChargeRequest, KEY_RETENTION_SECONDS, PaymentProcessor, ProcessorError, Receipt,
@@ -99,7 +101,7 @@ pub use runner::{Committed, MAX_ATTEMPTS, run_transaction, run_transaction_at};
 pub use snapshot::{
     READ_DEADLINE_SECONDS, ReadOnlyTransaction, TimestampBound, VERSION_RETENTION_SECONDS,
 };
-pub use transaction::{Dml, IsolationLevel, ReadWriteTransaction, Transaction, TransactionState};
+pub use transaction::{IsolationLevel, ReadWriteTransaction, Transaction, TransactionState};
 
 #[cfg(test)]
 mod tests;
