@@ -19,8 +19,8 @@ use common::{labs, repo};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use support::readability::{
-    Item, OVERSIZED, against_list, crate_sources, functions, import_circles, learner_visible,
-    measure, oversized_list,
+    Item, MAX_FILE_LINES, OVERSIZED, against_list, crate_sources, file_sizes, functions,
+    import_circles, learner_visible, long_functions, measure, oversized_list,
 };
 
 /// Every file a learner reads: the labs' (all, or those in `LABS_ONLY`) and the crates'.
@@ -85,9 +85,10 @@ fn no_learner_file_is_imported_by_a_module_it_imports() {
 fn the_function_finder_measures_what_it_should() {
     let source = "fn a() {\n    let s = \"}\";\n    // }\n}\n\npub fn b(x: u32) -> u32 {\n    x\n}\nfn c();\n";
     assert_eq!(
-        functions(source),
+        functions(source).unwrap(),
         vec![("a".to_string(), 1, 4), ("b".to_string(), 6, 3)]
     );
+    assert!(functions("fn broken() { \"unclosed }").is_err());
 }
 
 #[test]
@@ -124,7 +125,7 @@ trait T {
 }
 macro_rules! m { ($name:ident) => { fn $name() {} } }
 "##;
-    let found: Vec<(String, usize, usize)> = functions(source);
+    let found: Vec<(String, usize, usize)> = functions(source).unwrap();
     let expected = [
         ("scoped", 4, 3),
         ("qualified", 7, 3),
@@ -180,4 +181,35 @@ fn the_list_may_only_shrink() {
     assert_eq!(said("`long` has 61 lines (at most 60): split it"), 1);
     assert_eq!(said("gone.rs is gone"), 1);
     assert_eq!(said("`gone` is gone"), 1);
+}
+
+/// The template lab that `cargo labs new` copies keeps the limits with no allowance, as a
+/// scaffolded lab must (crates/gates/tests/scaffold.rs applies the same measures to one).
+#[test]
+fn the_template_lab_keeps_the_limits_with_no_allowance() {
+    let templates = repo().join("crates/workbook/templates");
+    let loaded = workbook::meta::load_labs(&templates).expect("the template lab loads");
+    assert_eq!(
+        loaded.labs.len(),
+        1,
+        "one template lab: {:?}",
+        loaded.broken
+    );
+    let lab = &loaded.labs[0];
+    let files = learner_visible(&templates, lab);
+    assert!(
+        files
+            .iter()
+            .any(|f| f.starts_with(templates.join("solutions"))),
+        "the solved learner file is measured too: {files:?}"
+    );
+    // As the scaffold's gate does.
+    let mut problems: Vec<String> = file_sizes(&templates, lab)
+        .into_iter()
+        .filter(|(lines, _)| *lines > MAX_FILE_LINES)
+        .map(|(lines, file)| format!("{file}: {lines} lines"))
+        .collect();
+    problems.extend(long_functions(&templates, lab));
+    problems.extend(import_circles(lab));
+    assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
 }

@@ -87,11 +87,11 @@ fn flatten(stream: TokenStream, out: &mut Vec<(Token, usize)>) {
 /// The functions of a source file, as (name, line of `fn`, number of lines to the closing
 /// brace): every `fn` item with a body, whatever its visibility and qualifiers, in
 /// modules, impls, traits and other functions, read as Rust tokens (so strings, comments
-/// and attributes cannot fool it). A file that is not Rust tokens has none.
-pub fn functions(source: &str) -> Vec<(String, usize, usize)> {
-    let Ok(stream) = source.parse::<TokenStream>() else {
-        return Vec::new();
-    };
+/// and attributes cannot fool it). A source that is not Rust tokens is an error.
+pub fn functions(source: &str) -> Result<Vec<(String, usize, usize)>, String> {
+    let stream = source
+        .parse::<TokenStream>()
+        .map_err(|e| format!("not Rust tokens: {e}"))?;
     let mut tokens = Vec::new();
     flatten(stream, &mut tokens);
     let mut found = Vec::new();
@@ -108,7 +108,7 @@ pub fn functions(source: &str) -> Vec<(String, usize, usize)> {
             found.push((name, *line, tokens[close].1 - line + 1));
         }
     }
-    found
+    Ok(found)
 }
 
 /// The index of the closing brace of the body of the function whose signature goes on
@@ -143,7 +143,8 @@ pub fn long_functions(root: &Path, lab: &Lab) -> Vec<String> {
     let mut over = Vec::new();
     for file in learner_visible(root, lab) {
         let source = std::fs::read_to_string(&file).unwrap();
-        for (name, line, length) in functions(&source) {
+        let found = functions(&source).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for (name, line, length) in found {
             if length > MAX_FUNCTION_LINES {
                 over.push(format!(
                     "{}:{line}: `{name}` has {length} lines (at most {MAX_FUNCTION_LINES})",
@@ -321,7 +322,8 @@ pub fn measure(root: &Path, files: &[PathBuf]) -> BTreeMap<Item, (usize, String)
         let source = std::fs::read_to_string(file).unwrap();
         let lines = source.lines().count();
         measured.insert(Item::File(shown.clone()), (lines, format!("{shown}:1")));
-        for (name, line, length) in functions(&source) {
+        let found = functions(&source).unwrap_or_else(|e| panic!("{shown}: {e}"));
+        for (name, line, length) in found {
             let item = Item::Function(shown.clone(), name);
             let at = format!("{shown}:{line}");
             let longest = measured.entry(item).or_insert((length, at.clone()));
