@@ -106,46 +106,68 @@ impl Publisher {
             &["accepted", "fails"]
         };
         let fate = sim.choose("pubsub:publish", fates);
-        if fate == 2 {
-            if ordered {
-                self.paused.insert(key.clone());
-            }
-            let id = broker.publish(sim, &self.topic, message.clone());
-            let id = id.map_err(PublishError::Failed)?;
-            sim.event("publisher", Glyph::Indefinite, || {
-                (
-                    format!("publish {} -> DEADLINE_EXCEEDED", message.data),
-                    format!("stored as message {id}; response lost"),
-                )
-            });
-            return Err(PublishError::Failed(PubSubError::new(
-                Code::DeadlineExceeded,
-                format!("publish to {} timed out", self.topic),
-            )));
+        match fate {
+            2 => self.stored_but_timed_out(sim, broker, message, ordered),
+            1 => self.not_stored(sim, message, ordered),
+            _ => broker
+                .publish(sim, &self.topic, message)
+                .map_err(PublishError::Failed),
         }
-        if fate == 1 {
-            if ordered {
-                self.paused.insert(key.clone());
-            }
-            sim.event("publisher", Glyph::Fault, || {
-                let paused = if ordered {
-                    format!("; key {key} paused")
-                } else {
-                    String::new()
-                };
-                (
-                    format!("publish {} -> UNAVAILABLE", message.data),
-                    format!("not stored{paused}"),
-                )
-            });
-            return Err(PublishError::Failed(PubSubError::new(
-                Code::Unavailable,
-                format!("publish to {} failed", self.topic),
-            )));
+    }
+
+    /// A publish that was stored but timed out (`DEADLINE_EXCEEDED`): with ordering, its
+    /// key pauses.
+    fn stored_but_timed_out(
+        &mut self,
+        sim: &mut Sim,
+        broker: &mut Broker,
+        message: PubsubMessage,
+        ordered: bool,
+    ) -> Result<String, PublishError> {
+        if ordered {
+            self.paused.insert(message.ordering_key.clone());
         }
-        broker
-            .publish(sim, &self.topic, message)
-            .map_err(PublishError::Failed)
+        let id = broker.publish(sim, &self.topic, message.clone());
+        let id = id.map_err(PublishError::Failed)?;
+        sim.event("publisher", Glyph::Indefinite, || {
+            (
+                format!("publish {} -> DEADLINE_EXCEEDED", message.data),
+                format!("stored as message {id}; response lost"),
+            )
+        });
+        Err(PublishError::Failed(PubSubError::new(
+            Code::DeadlineExceeded,
+            format!("publish to {} timed out", self.topic),
+        )))
+    }
+
+    /// A publish the service did not accept (`UNAVAILABLE`): with ordering, its key
+    /// pauses.
+    fn not_stored(
+        &mut self,
+        sim: &mut Sim,
+        message: PubsubMessage,
+        ordered: bool,
+    ) -> Result<String, PublishError> {
+        let key = &message.ordering_key;
+        if ordered {
+            self.paused.insert(key.clone());
+        }
+        sim.event("publisher", Glyph::Fault, || {
+            let paused = if ordered {
+                format!("; key {key} paused")
+            } else {
+                String::new()
+            };
+            (
+                format!("publish {} -> UNAVAILABLE", message.data),
+                format!("not stored{paused}"),
+            )
+        });
+        Err(PublishError::Failed(PubSubError::new(
+            Code::Unavailable,
+            format!("publish to {} failed", self.topic),
+        )))
     }
 
     /// Lets the key's messages through again (`resumePublish`, `resume_publish`,

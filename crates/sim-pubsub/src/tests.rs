@@ -2,8 +2,9 @@
 //! follows: the page, and the sentence, quoted.
 
 use super::*;
-use labkit::fault::{Scope, Token, Verdict, check_determinism, explore_all, replay};
+use labkit::fault::{Scope, Sim, Token, Verdict, check_determinism, explore_all, replay};
 use pretty_assertions::assert_eq;
+use std::collections::BTreeSet;
 
 // The three guide pages most tests cite:
 // ORDERING    = https://cloud.google.com/pubsub/docs/ordering

@@ -82,20 +82,26 @@
 //! variables is volatile.
 
 mod database;
+mod dml;
+mod error;
 mod processor;
+mod row;
 mod runner;
 mod snapshot;
 mod transaction;
 
-pub use database::{Buffered, Code, CommitResponse, Database, Mutation, Row, SpannerError, Value};
+pub use database::{Buffered, Database};
+pub use dml::Dml;
+pub use error::{Code, CommitResponse, SpannerError};
 pub use processor::{
     ChargeRequest, KEY_RETENTION_SECONDS, PaymentProcessor, ProcessorError, Receipt,
 };
+pub use row::{Mutation, Row, Value};
 pub use runner::{Committed, MAX_ATTEMPTS, run_transaction, run_transaction_at};
 pub use snapshot::{
     READ_DEADLINE_SECONDS, ReadOnlyTransaction, TimestampBound, VERSION_RETENTION_SECONDS,
 };
-pub use transaction::{Dml, IsolationLevel, ReadWriteTransaction, Transaction, TransactionState};
+pub use transaction::{IsolationLevel, ReadWriteTransaction, Transaction, TransactionState};
 
 #[cfg(test)]
 mod tests;

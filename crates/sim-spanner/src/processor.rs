@@ -141,18 +141,11 @@ impl PaymentProcessor {
         self.calls += 1;
         self.land_in_flight(sim);
         let fate = CHARGE_FATES[sim.choose("processor:charge", &CHARGE_LABELS)];
-        let describe = |request: &ChargeRequest| {
-            let key = request.idempotency_key.as_deref().unwrap_or("none");
-            format!(
-                "charge {} {} (key {key})",
-                request.reference, request.amount
-            )
-        };
         match fate {
             Fate::NotApplied => {
                 sim.event("processor", Glyph::Indefinite, || {
                     (
-                        format!("{} -> timeout", describe(&request)),
+                        format!("{} -> timeout", describe_charge(&request)),
                         "not charged".into(),
                     )
                 });
@@ -161,42 +154,47 @@ impl PaymentProcessor {
             Fate::AppliedLater => {
                 sim.event("processor", Glyph::Indefinite, || {
                     (
-                        format!("{} -> timeout", describe(&request)),
+                        format!("{} -> timeout", describe_charge(&request)),
                         "still in flight: charged before the next request".into(),
                     )
                 });
                 self.in_flight.push(request);
                 Err(ProcessorError::Timeout)
             }
-            _ => {
-                let result = self.process(&request, sim.now());
-                let lost = fate == Fate::AppliedResponseLost;
-                sim.event(
-                    "processor",
-                    if lost {
-                        Glyph::Indefinite
-                    } else {
-                        Glyph::Normal
-                    },
-                    || {
-                        let seen = match (&result, lost) {
-                            (_, true) => "timeout".to_string(),
-                            (Ok((r, _)), false) => format!("receipt {}", r.id),
-                            (Err(e), false) => e.to_string(),
-                        };
-                        let truth = match &result {
-                            Ok((r, answer)) => describe_answer(r, *answer),
-                            Err(e) => format!("refused: {e}"),
-                        };
-                        (format!("{} -> {seen}", describe(&request)), truth)
-                    },
-                );
-                match result {
-                    _ if lost => Err(ProcessorError::Timeout),
-                    Ok((receipt, _)) => Ok(receipt),
-                    Err(e) => Err(e),
-                }
-            }
+            _ => self.charge_now(sim, request, fate == Fate::AppliedResponseLost),
+        }
+    }
+
+    /// A charge the processor performs now; when the response is `lost`, the caller sees
+    /// a timeout whatever happened.
+    fn charge_now(
+        &mut self,
+        sim: &mut Sim,
+        request: ChargeRequest,
+        lost: bool,
+    ) -> Result<Receipt, ProcessorError> {
+        let result = self.process(&request, sim.now());
+        let glyph = if lost {
+            Glyph::Indefinite
+        } else {
+            Glyph::Normal
+        };
+        sim.event("processor", glyph, || {
+            let seen = match (&result, lost) {
+                (_, true) => "timeout".to_string(),
+                (Ok((r, _)), false) => format!("receipt {}", r.id),
+                (Err(e), false) => e.to_string(),
+            };
+            let truth = match &result {
+                Ok((r, answer)) => describe_answer(r, *answer),
+                Err(e) => format!("refused: {e}"),
+            };
+            (format!("{} -> {seen}", describe_charge(&request)), truth)
+        });
+        match result {
+            _ if lost => Err(ProcessorError::Timeout),
+            Ok((receipt, _)) => Ok(receipt),
+            Err(e) => Err(e),
         }
     }
 
@@ -281,4 +279,13 @@ fn describe_answer(receipt: &Receipt, answer: Answer) -> String {
             receipt.id
         ),
     }
+}
+
+/// A charge request in a timeline.
+fn describe_charge(request: &ChargeRequest) -> String {
+    let key = request.idempotency_key.as_deref().unwrap_or("none");
+    format!(
+        "charge {} {} (key {key})",
+        request.reference, request.amount
+    )
 }

@@ -1,8 +1,8 @@
 //! The read-write transaction runner: call the callback, commit, and on ABORTED call the
 //! callback again.
 
-use crate::database::{Code, Database, SpannerError};
 use crate::transaction::{IsolationLevel, Transaction};
+use crate::{Code, Database, SpannerError};
 use labkit::fault::{Glyph, Sim};
 
 /// How many attempts the runner makes before it returns ABORTED to the caller. The real

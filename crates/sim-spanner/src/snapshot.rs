@@ -6,7 +6,8 @@
 //! commit timestamp is that clock when the commit applied. A scenario moves time on with
 //! `Sim::advance`.
 
-use crate::database::{Code, Database, Row, SpannerError, range};
+use crate::database::range;
+use crate::{Code, Database, Row, SpannerError};
 use labkit::fault::{Glyph, Sim};
 
 /// How long the database keeps old versions (version GC), in seconds: the default

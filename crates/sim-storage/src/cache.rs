@@ -1,7 +1,7 @@
 //! The public cache in front of the origin.
 
 use crate::ALL_USERS;
-use crate::store::{Meta, ObjectStore, Preconditions, StorageError};
+use crate::{Meta, ObjectStore, Preconditions, StorageError};
 use std::collections::BTreeMap;
 
 /// Which layer answered a request.

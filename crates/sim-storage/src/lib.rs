@@ -52,15 +52,16 @@
 //!   each part is an independent request.
 
 mod cache;
+mod error;
 mod iam;
+mod request;
 mod store;
 
 pub use cache::{Layer, PublicCache, Served, cache_lifetime};
+pub use error::StorageError;
 pub use iam::{Permission, Role};
-pub use store::{
-    AuditEntry, DEFAULT_GENERATION_SEED, DeleteRequest, GENERATION_EPOCH_MICROS, Meta, ObjectStore,
-    Preconditions, StorageError, Upload,
-};
+pub use request::{AuditEntry, DeleteRequest, Meta, Preconditions, Upload};
+pub use store::{DEFAULT_GENERATION_SEED, GENERATION_EPOCH_MICROS, ObjectStore};
 
 /// The principal that stands for "anyone on the internet" in IAM bindings.
 pub const ALL_USERS: &str = "allUsers";

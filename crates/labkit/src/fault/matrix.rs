@@ -1,7 +1,7 @@
 //! The crash matrix: for every one-fault schedule, which fault it took and whether every
 //! invariant held. Learners predict cells of it before they run the lab.
 
-use super::explore::Exploration;
+use super::outcome::Exploration;
 use super::timeline::{BOOK_WIDTH, render_two_columns};
 
 /// One row: a single fault (`site=option`) and the invariant it broke, if any.

@@ -15,26 +15,34 @@
 //! Rules for simulated code: no wall clock, no threads, no iteration over `HashMap`; every
 //! decision goes through the `Sim`; a scenario builds its whole world inside the closure.
 
+mod event;
 mod explore;
+mod fate;
 mod matrix;
+mod outcome;
+mod random;
+mod replay;
 mod rng;
 mod sim;
 mod timeline;
 mod timers;
+mod token;
 
-pub use explore::{
-    Exploration, Failure, Fit, RandomReport, Replay, Run, Scope, SeededRun, SiteDigest, Token,
-    Verdict, Violation, check_determinism, explore, explore_all, random, replay, run_seeded,
-    shrink,
-};
+pub use event::{Choice, Event, Glyph};
+pub use explore::{explore, explore_all};
+pub use fate::{Crash, Fate};
 pub use matrix::{CrashMatrix, MatrixRow};
+pub use outcome::{Exploration, Failure, Run, Scope, Verdict, Violation};
+pub use random::{RandomReport, SeededRun, random, run_seeded, shrink};
+pub use replay::{Fit, Replay, check_determinism, replay};
 pub use rng::{Rng, parse_seed, seed_hex};
-pub use sim::{Choice, Crash, DEFAULT_CHOICE_LIMIT, Event, Fate, Glyph, Sim};
+pub use sim::{DEFAULT_CHOICE_LIMIT, Sim};
 pub use timeline::{
     BOOK_WIDTH, output_width, render_timeline, render_timeline_width, render_two_columns, wrap,
     wrap_indented,
 };
 pub use timers::Timers;
+pub use token::{SiteDigest, Token};
 
 #[cfg(test)]
 mod tests;

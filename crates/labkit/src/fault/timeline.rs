@@ -7,7 +7,7 @@
 //! word boundaries. The layout depends only on the text and the width, never on the
 //! environment, so the same token and width print byte-identical text.
 
-use super::sim::Event;
+use super::event::Event;
 
 /// The width of the book's code blocks, and of any output that does not go to a terminal.
 pub const BOOK_WIDTH: usize = 88;
@@ -159,7 +159,6 @@ pub fn render_timeline_width(events: &[Event], width: usize) -> String {
     } else {
         format!("{:>5}  {:<actor_width$}   client saw\n", "tick", "actor")
     };
-    let indent = " ".repeat(prefix);
     for e in events {
         let head = format!(
             "{:>5}  {:<actor_width$} {} ",
@@ -171,29 +170,36 @@ pub fn render_timeline_width(events: &[Event], width: usize) -> String {
             let line = format!("{head}{:<client_width$}  {}", e.client, e.truth);
             out.push_str(line.trim_end());
             out.push('\n');
-            continue;
-        }
-        // Continuation lines are indented two more columns, so they wrap two shorter.
-        for (i, line) in wrap(&e.client, text_room - 2).iter().enumerate() {
-            let line = if i == 0 {
-                format!("{head}{line}")
-            } else {
-                format!("{indent}  {line}")
-            };
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        if !e.truth.is_empty() {
-            let hanging = " ".repeat(prefix + TRUTH.len());
-            out.push_str(&wrap_indented(
-                &e.truth,
-                width,
-                &format!("{indent}{TRUTH}"),
-                &hanging,
-            ));
+        } else {
+            stacked(&mut out, e, &head, prefix, text_room, width);
         }
     }
     out
+}
+
+/// An event whose truth does not fit beside it: what the client saw after `head`, wrapped
+/// to `text_room`, and the truth under it, indented past the `prefix` and marked `truth:`.
+fn stacked(out: &mut String, e: &Event, head: &str, prefix: usize, text_room: usize, width: usize) {
+    let indent = " ".repeat(prefix);
+    // Continuation lines are indented two more columns, so they wrap two shorter.
+    for (i, line) in wrap(&e.client, text_room - 2).iter().enumerate() {
+        let line = if i == 0 {
+            format!("{head}{line}")
+        } else {
+            format!("{indent}  {line}")
+        };
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    if !e.truth.is_empty() {
+        let hanging = " ".repeat(prefix + TRUTH.len());
+        out.push_str(&wrap_indented(
+            &e.truth,
+            width,
+            &format!("{indent}{TRUTH}"),
+            &hanging,
+        ));
+    }
 }
 
 /// Two columns within `width`: each row's first cell, then its second on the same line
