@@ -1,6 +1,6 @@
 //! `cargo labs new NN-slug "Title"` scaffolds a lab the gates accept as it is. Proven in
 //! a scratch copy of the workbook that holds only what a lab needs (the workspace
-//! manifest without the template lab, the lock file, crates/labkit, book.toml,
+//! manifest without the template lab, the lock file, crates/labkit and crates/graded, book.toml,
 //! SUMMARY.md) with its own target folder, by the gates' own logic: the files are laid
 //! out as CONTRIBUTING.md says and formatted; the metadata, published hashes, predictions
 //! page and book includes are right; the chapter keeps the book's rules and the sources
@@ -72,10 +72,9 @@ fn scratch_workbook() -> PathBuf {
             &std::fs::read_to_string(root().join(file)).unwrap(),
         );
     }
-    copy_tree(
-        &root().join("crates/labkit"),
-        &scratch.join("crates/labkit"),
-    );
+    for kit in ["crates/labkit", "crates/graded"] {
+        copy_tree(&root().join(kit), &scratch.join(kit));
+    }
     std::fs::create_dir_all(scratch.join("labs")).unwrap();
     scratch
 }
