@@ -188,6 +188,58 @@ pub fn secrets(labs: &[Lab]) -> Vec<Secret> {
     out
 }
 
+/// What a learner's edition must not mention, because the edition does not have it: a
+/// path or document of the teacher's, a solution package, the teacher's gates. Commands
+/// are checked apart (every `cargo labs X` must be a learner's command).
+const TEACHER_ONLY_NAMES: &[&str] = &[
+    "solutions/",
+    "solution crate",
+    "crates/gates",
+    "editions/",
+    "CONTRIBUTING.md",
+    "teaching.md",
+    "Teaching and grading with the workbook",
+    "crates/workbook/templates",
+    "reading-times",
+    "design note",
+    "the seed's",
+    "T4",
+];
+
+/// Every mention in `text` of something the student edition does not have: a teacher's
+/// command (`cargo labs grade-class`, or a command that does not exist), a solution
+/// package of `labs`, a teacher's path or document. Empty when the text speaks only of
+/// the edition.
+pub fn teacher_only_mentions(text: &str, labs: &[Lab]) -> Vec<String> {
+    let mut found = Vec::new();
+    let learner = crate::cli::learner_commands();
+    for (at, _) in text.match_indices("cargo labs ") {
+        let word: String = text[at + "cargo labs ".len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+            .collect();
+        if !word.is_empty() && word != "help" && !learner.contains(&word.as_str()) {
+            found.push(format!("`cargo labs {word}` (not a learner's command)"));
+        }
+    }
+    let packages = labs.iter().map(|l| l.meta.solution_package.as_str());
+    for name in TEACHER_ONLY_NAMES.iter().copied().chain(packages) {
+        let whole_word = text.match_indices(name).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + name.len()..].chars().next();
+            let open_ended = name.ends_with('/');
+            !before.is_some_and(char::is_alphanumeric)
+                && (open_ended || !after.is_some_and(char::is_alphanumeric))
+        });
+        if whole_word {
+            found.push(format!("`{name}`"));
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
 /// The placeholders of the student edition's Classroom workflow, and what fills them
 /// when no grader is named: the organisation's variables.
 const GRADER_PLACEHOLDERS: [(&str, &str); 2] = [
@@ -403,10 +455,17 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
                 leaks.push(format!("{rel} holds {}: \"{}\"", secret.what, secret.text));
             }
         }
+        if chapter || rel == "README.md" {
+            for mention in teacher_only_mentions(&text, &wb.labs.labs) {
+                leaks.push(format!(
+                    "{rel} mentions {mention}, which the edition does not have"
+                ));
+            }
+        }
     }
     if !leaks.is_empty() {
         return Err(Error::lab(format!(
-            "the student edition in {} would give answers away:\n  {}",
+            "the student edition in {} would give answers away or speak of the teacher's edition:\n  {}",
             dir.display(),
             leaks.join("\n  ")
         )));
@@ -486,6 +545,29 @@ mod tests {
         ] {
             assert!(parse_grader(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn mentions_of_the_teachers_edition_are_found_and_the_learners_commands_are_not() {
+        let lab = crate::meta::teachers_lab("append-streams");
+        let labs = std::slice::from_ref(&lab);
+        let text = "Run `cargo labs check 08`, `cargo labs` and `cargo labs help`; then \
+                    `cargo labs grade-class DIR`, `cargo labs figures`, \
+                    `cargo test -p solution08-append-streams`, the design note's case T4, \
+                    solutions/08 and CONTRIBUTING.md. T42 and a designer's note are fine.";
+        assert_eq!(
+            teacher_only_mentions(text, labs),
+            [
+                "`CONTRIBUTING.md`",
+                "`T4`",
+                "`cargo labs figures` (not a learner's command)",
+                "`cargo labs grade-class` (not a learner's command)",
+                "`design note`",
+                "`solution08-append-streams`",
+                "`solutions/`",
+            ]
+        );
+        assert!(teacher_only_mentions("cargo labs read 08, then run it", labs).is_empty());
     }
 
     #[test]

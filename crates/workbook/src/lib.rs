@@ -20,6 +20,7 @@ pub mod pages;
 pub mod predictions;
 pub mod process;
 pub mod progress;
+pub mod reader;
 pub mod sandbox;
 pub mod scaffold;
 pub mod serve;

@@ -226,9 +226,11 @@ pub fn with_signature(text: &str, signature: &Signature) -> String {
         + "\n"
 }
 
-/// The book page a section pointer names, for messages: `book/src/01-outbox.md#…`.
-pub fn section_path(section: &str) -> String {
-    format!("book/src/{section}")
+/// The book page a section pointer names, for messages: `book/src/01-outbox.md#…`, or
+/// the chapter's page after the run when the section is there.
+pub fn section_path(root: &std::path::Path, section: &str) -> String {
+    let src = root.join("book/src");
+    format!("book/src/{}", crate::pages::section_page(&src, section))
 }
 
 #[cfg(test)]

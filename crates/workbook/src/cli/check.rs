@@ -72,7 +72,7 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Result<()> {
             "\n{} a solution built on the belief \"{}\" fails exactly like this; the chapter says why it does not hold: {}",
             "diagnosis:".cyan().bold(),
             diagnosis.misconception.trim_end_matches('.'),
-            crate::mutants::section_path(&diagnosis.section)
+            crate::mutants::section_path(&wb.root, &diagnosis.section)
         );
     }
     let _ = progress.record_attempt(

@@ -91,6 +91,9 @@ impl SuiteEnv<'_> {
     }
 }
 
+/// One test's run and the notes it raised.
+type TestResult = (TestRun, Vec<Note>);
+
 /// Runs each of `expected` from the suite executable `exe`, one process each, up to
 /// `env.jobs` at a time; the results come back in the suite's order. With `original`,
 /// the executable must hold those bytes before every test.
@@ -104,7 +107,7 @@ pub fn run(
     let started = Instant::now();
     let original = original.filter(|_| env.verify_binary);
     let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<(TestRun, Vec<Note>)>>> = Mutex::new(vec![None; expected.len()]);
+    let results: Mutex<Vec<Option<TestResult>>> = Mutex::new(vec![None; expected.len()]);
     let tampered = AtomicBool::new(false);
     std::thread::scope(|scope| {
         for _ in 0..env.jobs.clamp(1, expected.len().max(1)) {
