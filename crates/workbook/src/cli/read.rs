@@ -16,7 +16,7 @@ pub const COMMAND: Command = Command {
     name: "read",
     section: Section::Learner,
     usage: "cargo labs read N",
-    about: "read the lab's chapter in the terminal, offline: up to Predict until your predictions are sealed, all of it once they are",
+    about: "read the lab's chapter in the terminal, offline. Up to Predict until your predictions are sealed, all of it once they are; through a pager at a terminal, as plain text otherwise",
     run: |wb, args| read(wb, wb.lab(&args.one()?)?),
 };
 
