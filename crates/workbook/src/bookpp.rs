@@ -145,6 +145,26 @@ mod tests {
     }
 
     #[test]
+    fn an_included_learner_file_is_its_published_starter_and_other_includes_expand() {
+        let dir = std::env::temp_dir().join(format!("bookpp-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join("relay.rs"), "fn edited_by_the_learner() {}\n").unwrap();
+        std::fs::write(dir.join("src/list.md"), "1. a question\n").unwrap();
+        let starters = Starters::from_files([(
+            dir.join("relay.rs"),
+            "// ANCHOR: r\n    fn relay() {} // TODO\n// ANCHOR_END: r\n".to_string(),
+        )]);
+        let content = "```rust\n{{#include ../relay.rs:r}}\n```\n{{#include list.md}}\n";
+        let mut book = serde_json::json!({"items": [{"Chapter": {"content": content, "path": "page.md", "sub_items": []}}]});
+        walk(&mut book, &dir.join("src"), &starters);
+        assert_eq!(
+            book["items"][0]["Chapter"]["content"],
+            "```rust\nfn relay() {} // TODO\n```\n1. a question\n\n"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn chapters_nested_anywhere_in_the_book_are_dedented() {
         let mut book = serde_json::json!({"items": [{"Chapter": {"content": "```\n  x\n```\n", "sub_items": [{"Chapter": {"content": "```\n    y\n```\n", "sub_items": []}}]}}]});
         walk(&mut book, Path::new("/nowhere"), &Starters::default());

@@ -10,48 +10,54 @@ use std::path::{Path, PathBuf};
 const WORDS_PER_MINUTE: f64 = 200.0;
 const CODE_LINES_PER_MINUTE: f64 = 20.0;
 
-/// The region of `source` between `ANCHOR: name` and `ANCHOR_END: name` (anchor lines
-/// dropped); the whole file without anchor lines when `anchor` is empty; lines `a:b` when
-/// it is a line range — what mdBook's `{{#include file:anchor}}` shows.
-pub fn include_region(source: &str, anchor: &str) -> String {
+/// What mdBook 0.5's `{{#include file:spec}}` shows of `source`, to the byte: the lines
+/// between `ANCHOR: name` and `ANCHOR_END: name` (other anchors' lines dropped) when
+/// `spec` is a name; lines `a:b`, `a:`, `:b` or line `a` alone (numbered from 1) when it
+/// is a range; every line when it is empty. The lines are joined by newlines, with none
+/// after the last (mdBook's `take_lines` and `take_anchored_lines`).
+pub fn include_region(source: &str, spec: &str) -> String {
     let lines: Vec<&str> = source.lines().collect();
-    let keep = |l: &str| !l.contains("ANCHOR:") && !l.contains("ANCHOR_END:");
-    if anchor.is_empty() {
-        return lines
-            .iter()
-            .filter(|l| keep(l))
-            .map(|l| format!("{l}\n"))
-            .collect();
+    let number = |p: &str| p.parse::<usize>().ok();
+    let mut parts = spec.splitn(3, ':');
+    let first = parts.next().unwrap_or("");
+    if !first.is_empty() && number(first).is_none() {
+        return anchored(&lines, first);
     }
-    if anchor.chars().all(|c| c.is_ascii_digit() || c == ':') {
-        let mut parts = anchor.split(':').map(|p| p.parse::<usize>().ok());
-        let from = parts.next().flatten().unwrap_or(1).max(1) - 1;
-        let to = parts
-            .next()
-            .flatten()
-            .unwrap_or(lines.len())
-            .min(lines.len());
-        return lines[from.min(to)..to]
-            .iter()
-            .map(|l| format!("{l}\n"))
+    let start = number(first).map(|n| n.saturating_sub(1)).unwrap_or(0);
+    let end = match (first.is_empty(), parts.next()) {
+        (_, Some(end)) => number(end).unwrap_or(lines.len()),
+        (false, None) => start + 1,
+        (true, None) => lines.len(),
+    };
+    let end = end.min(lines.len());
+    lines[start.min(end)..end].join("\n")
+}
+
+/// The lines of the anchor `name`, without the lines of any anchor nested in it.
+fn anchored(lines: &[&str], name: &str) -> String {
+    let marker = |line: &str, kind: &str| -> Option<String> {
+        let at = line.find(kind)? + kind.len();
+        let found: String = line[at..]
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
             .collect();
-    }
-    let start = lines
-        .iter()
-        .position(|l| l.trim_end().ends_with(&format!("ANCHOR: {anchor}")));
-    let mut out = String::new();
-    if let Some(start) = start {
-        for line in &lines[start + 1..] {
-            if line.trim_end().ends_with(&format!("ANCHOR_END: {anchor}")) {
+        (!found.is_empty()).then_some(found)
+    };
+    let mut kept = Vec::new();
+    let mut inside = false;
+    for line in lines {
+        if !inside {
+            inside = marker(line, "ANCHOR:").as_deref() == Some(name);
+        } else if let Some(end) = marker(line, "ANCHOR_END:") {
+            if end == name {
                 break;
             }
-            if keep(line) {
-                out.push_str(line);
-                out.push('\n');
-            }
+        } else if marker(line, "ANCHOR:").is_none() {
+            kept.push(*line);
         }
     }
-    out
+    kept.join("\n")
 }
 
 /// The learner files' published starters, by path: what an include of a learner file
@@ -85,6 +91,13 @@ impl Starters {
         match crate::meta::load_labs(&root) {
             Ok(labs) => Starters::of(&root, &labs.labs),
             Err(_) => Starters::default(),
+        }
+    }
+
+    /// Starters given by hand: (learner file, published text).
+    pub fn from_files(files: impl IntoIterator<Item = (PathBuf, String)>) -> Starters {
+        Starters {
+            by_path: files.into_iter().map(|(p, t)| (lexical(&p), t)).collect(),
         }
     }
 
@@ -315,12 +328,19 @@ pub fn generated_pages(root: &Path, labs: &[Lab]) -> Vec<(PathBuf, String)> {
 mod tests {
     use super::*;
 
+    /// The cases of mdBook 0.5.4's own tests of `take_lines` and `take_anchored_lines`.
     #[test]
     fn an_anchor_a_range_and_a_whole_file_are_included_as_mdbook_does() {
-        let source = "a\n// ANCHOR: x\nb\nc\n// ANCHOR_END: x\nd\n";
-        assert_eq!(include_region(source, "x"), "b\nc\n");
-        assert_eq!(include_region(source, "1:2"), "a\n// ANCHOR: x\n");
-        assert_eq!(include_region(source, ""), "a\nb\nc\nd\n");
+        let source = "a\n// ANCHOR: x\nb\n// ANCHOR: y\nc\n// ANCHOR_END: y\n// ANCHOR_END: x\nd\n";
+        assert_eq!(include_region(source, "x"), "b\nc");
+        assert_eq!(include_region(source, "y"), "c");
+        assert_eq!(include_region(source, "z"), "");
+        assert_eq!(include_region(source, "1:2"), "a\n// ANCHOR: x");
+        assert_eq!(include_region(source, "2"), "// ANCHOR: x");
+        assert_eq!(include_region(source, "8:"), "d");
+        assert_eq!(include_region(source, ":1"), "a");
+        assert_eq!(include_region(source, "5:3"), "");
+        assert_eq!(include_region("Lorem\nipsum\n", ""), "Lorem\nipsum");
     }
 
     #[test]
@@ -347,7 +367,7 @@ mod tests {
             )]),
         };
         let shown = expanded_with(&dir.join("book/src/page.md"), &starters);
-        assert_eq!(shown, "Before.\n```rust\nfn relay() {} // TODO\n\n```\n");
+        assert_eq!(shown, "Before.\n```rust\nfn relay() {} // TODO\n```\n");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

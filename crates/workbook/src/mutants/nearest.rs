@@ -3,10 +3,11 @@
 //! they break, the first failing test's above all. A wrong protocol rarely fails exactly
 //! as the catalogue's mutant does (one test more or fewer), so an exact signature is not
 //! required: an entry is a candidate when the run breaks the invariant its mutant breaks
-//! first (or, for a failure without any invariant, fails the very same tests), and the
-//! candidates are ranked by the tests both fail, each weighted by how rarely the lab's
-//! catalogue fails it (a test every mistake fails says little). When no entry is a
-//! candidate, the diagnosis says so.
+//! first and shares a fair part of its failing tests (or, for a failure without any
+//! invariant, fails the very same tests), and the candidates are ranked by the tests both
+//! fail, each weighted by how rarely the lab's catalogue fails it (a test every mistake
+//! fails says little), and by whether the run breaks that invariant first. When no entry
+//! is a candidate, the diagnosis says so.
 
 use crate::grade::SuiteRun;
 use crate::meta::{Diagnosis, Lab};
@@ -83,8 +84,9 @@ fn compare<'a>(
     let first = invariant.is_some() && invariant == seen.first_invariant();
     let broken = invariant.filter(|i| seen.invariants.iter().flatten().any(|s| s == i));
     let exact = ours == theirs && invariant == seen.first_invariant();
-    let plain_alike = exact && invariant.is_none();
-    if broken.is_none() && !plain_alike {
+    // Near enough: the same broken invariant and a fair share of the telling tests.
+    let near = broken.is_some() && overlap >= MIN_OVERLAP;
+    if !exact && !near {
         return None;
     }
     let score = overlap
@@ -107,6 +109,10 @@ fn compare<'a>(
 
 /// How far below the best a second entry may score and still be named beside it.
 const MARGIN: f64 = 0.25;
+
+/// The least weighted share of failing tests a near entry must have in common with the
+/// run (the tests both fail, over the tests either fails).
+const MIN_OVERLAP: f64 = 0.3;
 
 /// The catalogue entries nearest to how `run` failed: those whose mutant fails exactly
 /// like it, when there are; else the best candidate and, within [`MARGIN`], one more.
