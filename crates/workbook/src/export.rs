@@ -35,6 +35,10 @@ pub const TEACHER_ONLY: &[&str] = &[
     "crates/gates",
 ];
 
+/// Workspace packages under [`TEACHER_ONLY`] folders, besides the solutions and the
+/// template lab: the teacher's gates (`crates/gates`).
+const TEACHER_ONLY_PACKAGES: &[&str] = &["gates"];
+
 /// Where the student edition's own files (its README, its Classroom workflow) live in
 /// the teacher's edition, under the paths they take in the export.
 pub const EDITION_FILES: &str = "editions/student";
@@ -285,7 +289,10 @@ pub fn student_lockfile(teacher: &str) -> String {
     let header = blocks.next().unwrap_or_default();
     let packages: Vec<(&str, LockedPackage)> = blocks.map(|b| (b, locked_package(b))).collect();
     let teacher_only = |p: &LockedPackage| {
-        p.local && (p.name.starts_with("solution") || p.name.ends_with("-template"))
+        p.local
+            && (p.name.starts_with("solution")
+                || p.name.ends_with("-template")
+                || TEACHER_ONLY_PACKAGES.contains(&p.name.as_str()))
     };
     // Everything a kept workspace package needs, transitively.
     let mut kept: Vec<&str> = (packages.iter())
@@ -568,6 +575,20 @@ mod tests {
             ]
         );
         assert!(teacher_only_mentions("cargo labs read 08, then run it", labs).is_empty());
+    }
+
+    #[test]
+    fn the_lock_file_loses_the_teachers_packages() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let teacher = std::fs::read_to_string(root.join("Cargo.lock")).unwrap();
+        assert!(teacher.contains("name = \"gates\""));
+        let student = student_lockfile(&teacher);
+        for gone in ["name = \"gates\"", "name = \"solution01-outbox\""] {
+            assert!(!student.contains(gone), "{gone}");
+        }
+        assert!(
+            student.contains("name = \"workbook\"") && student.contains("name = \"lab01-outbox\"")
+        );
     }
 
     #[test]
