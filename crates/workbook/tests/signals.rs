@@ -104,6 +104,8 @@ fn grade_class_ends_its_children_on_every_signal() {
     let submission = class.join("ann");
     std::fs::create_dir_all(submission.join("labs/01-sleeper/src")).unwrap();
     std::fs::write(submission.join("labs/01-sleeper/src/lib.rs"), "").unwrap();
+    // A submission is a copy of the workbook: grade-class looks for its book.toml.
+    std::fs::write(submission.join("book.toml"), "[book]\n").unwrap();
     let work = class.join("work");
     let (submission, work) = (submission.display().to_string(), work.display().to_string());
     for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGKILL] {
