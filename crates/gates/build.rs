@@ -1,35 +1,61 @@
-//! Looks for Chromium once per build of the gates: where none runs, and the build is not
-//! CI's, the browser tests are compiled as ignored (`cfg(no_chromium)`), so `cargo test`
-//! lists them as ignored with their reason instead of passing them. Under `CI` they are
-//! always compiled to run, and fail where Chromium is missing.
+//! Looks for the tools some gates need: the mdBook CLI, and Chromium for the browser
+//! checks. When one is missing, outside CI, the tests that need it are compiled with
+//! `#[ignore = "…"]`, so `cargo test` reports them as ignored, with the reason, in its own
+//! lines and summary, never as `ok`. Under `CI` nothing is ignored: a test whose tool is
+//! missing runs and fails, saying what to install.
 
-use std::process::Command;
+use std::path::{Path, PathBuf};
 
 fn main() {
+    println!("cargo::rustc-check-cfg=cfg(no_mdbook)");
     println!("cargo::rustc-check-cfg=cfg(no_chromium)");
-    println!("cargo::rerun-if-env-changed=CHROMIUM");
     println!("cargo::rerun-if-env-changed=CI");
     println!("cargo::rerun-if-env-changed=PATH");
-    // Installing or removing a browser changes a folder of PATH: look again then.
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path).filter(|d| d.is_dir()) {
-            println!("cargo::rerun-if-changed={}", dir.display());
-        }
-    }
+    println!("cargo::rerun-if-env-changed=CHROMIUM");
     let in_ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
-    let candidates: Vec<String> = match std::env::var("CHROMIUM") {
+    let chromium: Vec<String> = match std::env::var("CHROMIUM") {
         Ok(path) => vec![path],
         Err(_) => ["chromium", "chromium-browser", "google-chrome"]
             .map(String::from)
             .to_vec(),
     };
-    let found = candidates.iter().any(|c| {
-        Command::new(c)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if !found && !in_ci {
-        println!("cargo::rustc-cfg=no_chromium");
+    for (cfg, names) in [
+        ("no_mdbook", vec!["mdbook".to_string()]),
+        ("no_chromium", chromium),
+    ] {
+        match names.iter().find_map(|name| find(name)) {
+            // A tool removed later is noticed: the build script runs again.
+            Some(found) => println!("cargo::rerun-if-changed={}", found.display()),
+            None => {
+                if !in_ci {
+                    println!("cargo::rustc-cfg={cfg}");
+                }
+                // A tool installed later is noticed too: a folder on PATH changes.
+                for dir in path_dirs() {
+                    println!("cargo::rerun-if-changed={}", dir.display());
+                }
+            }
+        }
     }
+}
+
+/// The folders of `PATH` that exist.
+fn path_dirs() -> Vec<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .filter(|d| d.is_dir())
+        .collect()
+}
+
+/// The executable `name` is: itself when it is a path, else the first match on `PATH`.
+fn find(name: &str) -> Option<PathBuf> {
+    let direct = Path::new(name);
+    if direct.components().count() > 1 {
+        return direct.is_file().then(|| direct.to_path_buf());
+    }
+    let exe = format!("{name}{}", std::env::consts::EXE_SUFFIX);
+    path_dirs()
+        .into_iter()
+        .map(|dir| dir.join(&exe))
+        .find(|candidate| candidate.is_file())
 }

@@ -1,8 +1,10 @@
 //! The book as a reader gets it, checked on its sources (the browser check in
 //! book_web.rs checks the built pages): every chapter in the one order (the situation and
 //! its code, Predict, the run, what the run shows, what the service promises, the build
-//! phase, simplifications, acceptance criteria, a summary, references); nothing before
-//! Predict states what an explanation says; balanced answers and spread letters; every
+//! phase, simplifications, acceptance criteria, a summary, references) over two pages,
+//! the chapter's ending with Predict and the page after the run holding the rest;
+//! every diagnosis pointing at a heading of its chapter; nothing before Predict states
+//! what an explanation says; balanced answers and spread letters; every
 //! line shown fits the page column; every "chapter N" is a link; every figure numbered and
 //! referred to; every coined term in the glossary. The rules are in common/book_rules.rs,
 //! which the scaffold's test applies to a new lab's chapter too.
@@ -16,8 +18,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use support::book_rules::{
     MAX_COLUMNS, balance_problem, before_predict_problems, expanded, figure_problems,
-    key_sentences, order_problems, split_at_predict, unlinked_chapter_references, wide_code_lines,
-    yes_answers,
+    key_sentences, order_problems, split_at_predict, split_problems, unlinked_chapter_references,
+    wide_code_lines, yes_answers,
 };
 
 /// Terms the book coins, each with a glossary entry.
@@ -56,6 +58,42 @@ fn every_chapter_follows_the_one_order() {
             .flat_map(|lab| order_problems(&repo(), lab))
             .collect(),
     );
+}
+
+#[test]
+fn every_chapter_ends_at_predict_and_goes_on_after_the_run() {
+    report(
+        labs()
+            .iter()
+            .flat_map(|lab| split_problems(&repo(), lab))
+            .collect(),
+    );
+}
+
+/// A diagnosis names the section that teaches its misconception (`01-outbox.md#the-relay`,
+/// written before the chapters were split): it must be a heading of that chapter's page
+/// or of its page after the run, where `check` sends the learner.
+#[test]
+fn every_diagnosis_points_at_a_heading_of_its_chapter() {
+    let src = repo().join("book/src");
+    let mut problems = Vec::new();
+    for lab in labs() {
+        for diagnosis in &lab.key.diagnoses {
+            let shown = workbook::pages::section_page(&src, &diagnosis.section);
+            let (page, anchor) = shown.split_once('#').unwrap_or((&shown, ""));
+            let text = std::fs::read_to_string(src.join(page)).unwrap_or_default();
+            if !workbook::pages::heading_ids(&text)
+                .iter()
+                .any(|id| id == anchor)
+            {
+                problems.push(format!(
+                    "lab {}: the diagnosis \"{}\" points at {}, no heading of a chapter's page or of its page after the run",
+                    lab.meta.number, diagnosis.misconception, diagnosis.section
+                ));
+            }
+        }
+    }
+    report(problems);
 }
 
 #[test]

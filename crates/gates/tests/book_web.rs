@@ -5,8 +5,9 @@
 //! list), search must answer offline in the browser, chapter 1's screenshot is kept at
 //! `target/ci-artifacts/chapter-01.png`, and `cargo labs book --serve` serves the book.
 //!
-//! Without mdBook or Chromium a test says so and passes, except under `CI` (set by
-//! `.ci/run`'s environment in CI), where a missing tool fails the test.
+//! Without mdBook or Chromium the tests that need them are ignored, with the reason, in
+//! `cargo test`'s own lines and summary (the build script looks for the tools), except
+//! under `CI` (set by `.ci/run`'s environment in CI), where a missing tool fails the test.
 
 #[path = "../../workbook/tests/common/mod.rs"]
 mod common;
@@ -244,6 +245,10 @@ fn link_problems(book: &Path) -> (usize, Vec<String>) {
 }
 
 #[test]
+#[cfg_attr(
+    no_mdbook,
+    ignore = "mdbook is not installed: cargo install mdbook --locked --version ^0.5 --no-default-features --features search"
+)]
 fn every_internal_link_and_anchor_resolves() {
     if !mdbook_installed() {
         return;
@@ -286,6 +291,10 @@ fn the_link_checker_names_the_page_the_link_and_what_is_missing() {
 }
 
 #[test]
+#[cfg_attr(
+    no_mdbook,
+    ignore = "mdbook is not installed: cargo install mdbook --locked --version ^0.5 --no-default-features --features search"
+)]
 fn the_offline_search_index_is_built_and_referenced() {
     if !mdbook_installed() {
         return;
@@ -553,6 +562,14 @@ fn check_rendered_page(book: &Path, source: &str, dom: &str) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    no_mdbook,
+    ignore = "mdbook is not installed: cargo install mdbook --locked --version ^0.5 --no-default-features --features search"
+)]
+#[cfg_attr(
+    all(no_chromium, not(no_mdbook)),
+    ignore = "chromium is not installed: apt-get install -y chromium (or set CHROMIUM)"
+)]
 fn every_chapter_renders_in_headless_chromium() {
     if !mdbook_installed() {
         return;
@@ -566,7 +583,8 @@ fn every_chapter_renders_in_headless_chromium() {
         pages.len() >= 12,
         "SUMMARY.md lists the chapters: {pages:?}"
     );
-    let lab_chapters = pages.iter().filter(|p| p.as_bytes()[0].is_ascii_digit());
+    let lab_chapters = (pages.iter())
+        .filter(|p| p.as_bytes()[0].is_ascii_digit() && !p.ends_with("-after-the-run.md"));
     let labs = workbook::meta::load_labs(&root()).unwrap().labs;
     assert_eq!(
         lab_chapters.count(),
@@ -585,7 +603,192 @@ fn every_chapter_renders_in_headless_chromium() {
     assert!(squash(&visible_text(&chapter)).contains(&squash(&fold(first_question))));
 }
 
+/// Markdown inline syntax dropped: link targets, code ticks, emphasis.
+fn plain_markdown(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == ']' && (rest.starts_with("](") || rest.starts_with("][")) {
+            let close = if rest.starts_with("](") { ')' } else { ']' };
+            rest = rest[2..].split_once(close).map_or("", |(_, after)| after);
+            continue;
+        }
+        if !matches!(c, '[' | '`' | '*') {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    fold(&out)
+}
+
+/// What the page after a chapter's run says, as another page could show it: its headings
+/// (compared whole) and its paragraphs of a dozen words or more (compared by letters).
+fn post_run_text(markdown: &str) -> (Vec<String>, Vec<String>) {
+    let (mut headings, mut paragraphs) = (Vec::new(), Vec::new());
+    let mut in_code = false;
+    for block in markdown.split("\n\n") {
+        let first = block.trim_start();
+        let fences = block
+            .lines()
+            .filter(|l| l.trim_start().starts_with("```"))
+            .count();
+        let was_code = in_code;
+        in_code ^= fences % 2 == 1;
+        if was_code
+            || first.starts_with("```")
+            || first.starts_with('|')
+            || first.starts_with('!')
+            || first.starts_with("{{#")
+            || first.starts_with('[') && first.contains("]: ")
+        {
+            continue;
+        }
+        if let Some(heading) = first.strip_prefix("##") {
+            headings.push(plain_markdown(heading.trim_start_matches('#')));
+        } else if !first.starts_with('#') && first.split_whitespace().count() >= 12 {
+            paragraphs.push(squash(&plain_markdown(block)));
+        }
+    }
+    (headings, paragraphs)
+}
+
+/// The headings a page shows (`<h1>`…`<h6>`) and those its sidebar lists.
+fn shown_headings(dom: &str) -> Vec<String> {
+    let mut shown = Vec::new();
+    for level in 1..=6 {
+        for part in dom.split(&format!("<h{level}")).skip(1) {
+            let inner = part.split_once('>').map_or("", |(_, rest)| rest);
+            let inner = inner.split(&format!("</h{level}>")).next().unwrap_or("");
+            shown.push(visible_text(inner));
+        }
+    }
+    for part in dom.split("class=\"header-in-summary").skip(1) {
+        let inner = part.split_once('>').map_or("", |(_, rest)| rest);
+        shown.push(visible_text(inner.split("</a>").next().unwrap_or("")));
+    }
+    shown
+}
+
+/// The problems of one page a learner reads before a run: a heading of a page after the
+/// run shown or listed, a paragraph of one on it, or a sidebar title that is not neutral.
+fn before_the_run_problems(
+    page: &str,
+    dom: &str,
+    after: &[(String, Vec<String>, Vec<String>)],
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let shown = shown_headings(dom);
+    let text = squash(&visible_text(dom));
+    for (after_page, headings, paragraphs) in after {
+        for heading in headings.iter().filter(|h| shown.contains(h)) {
+            problems.push(format!(
+                "{page} shows the heading `{heading}` of {after_page}"
+            ));
+        }
+        for paragraph in paragraphs.iter().filter(|p| text.contains(p.as_str())) {
+            problems.push(format!(
+                "{page} shows text of {after_page}: {paragraph:.80}"
+            ));
+        }
+        let link = format!("href=\"{}\"", after_page.replace(".md", ".html"));
+        let titles: Vec<String> = (dom.split(&link).skip(1))
+            .filter_map(|part| part.split_once('>').map(|(_, rest)| rest))
+            .map(|rest| visible_text(rest.split("</a>").next().unwrap_or("")))
+            .collect();
+        // An arrow (an icon, no text) says nothing; a link with words must be neutral.
+        let telling = |t: &&String| {
+            !t.is_empty() && !t.ends_with("After the run") && !t.ends_with("after the run")
+        };
+        for title in titles.iter().filter(telling) {
+            problems.push(format!(
+                "{page}: the link to {after_page} reads `{title}`, not a neutral \"After the run\""
+            ));
+        }
+    }
+    problems
+}
+
+/// Nothing a learner reads before a run answers an item: no page of the book but the
+/// pages after the runs (and the teacher's chapter) shows or lists a heading of a page
+/// after a run, or any of its paragraphs — neither in its text nor in its sidebar, which
+/// mdBook 0.5 fills with the current page's headings.
 #[test]
+#[cfg_attr(
+    no_mdbook,
+    ignore = "mdbook is not installed: cargo install mdbook --locked --version ^0.5 --no-default-features --features search"
+)]
+#[cfg_attr(
+    all(no_chromium, not(no_mdbook)),
+    ignore = "chromium is not installed: apt-get install -y chromium (or set CHROMIUM)"
+)]
+fn no_page_before_the_run_shows_what_comes_after_it() {
+    if !mdbook_installed() {
+        return;
+    }
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let book = built_book();
+    let src = root().join("book/src");
+    let (after, before): (Vec<String>, Vec<String>) = (summary_pages().into_iter())
+        .filter(|p| p != "teaching.md")
+        .partition(|p| p.ends_with("-after-the-run.md"));
+    assert_eq!(
+        after.len(),
+        10,
+        "every chapter has its page after the run: {after:?}"
+    );
+    let after: Vec<(String, Vec<String>, Vec<String>)> = (after.into_iter())
+        .map(|page| {
+            let (headings, paragraphs) =
+                post_run_text(&std::fs::read_to_string(src.join(&page)).unwrap());
+            assert!(
+                headings.len() >= 8 && paragraphs.len() >= 5,
+                "{page}: {headings:?}"
+            );
+            (page, headings, paragraphs)
+        })
+        .collect();
+    let problems = for_pages(before, |page| {
+        let dom = dump_dom(
+            &chromium,
+            &file_url(&book.join(page.replace(".md", ".html"))),
+        );
+        let mut problems = before_the_run_problems(page, &dom, &after);
+        if page.as_bytes()[0].is_ascii_digit() && !dom.contains("class=\"header-in-summary") {
+            problems.push(format!(
+                "{page}: the sidebar lists none of the page's own headings"
+            ));
+        }
+        problems
+    });
+    assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
+}
+
+/// The spoiler check itself, on a page written here (no browser needed).
+#[test]
+fn the_spoiler_check_finds_a_heading_a_paragraph_and_a_telling_title() {
+    let after_md = "# After\n\n## What the run shows\n\nThe lost response moved from its first run to its second run, and the third run stopped at the flag.\n\n```rust\nfn code_is_not_prose_and_is_not_compared_here_at_all_whatever_it_says() {}\n```\n";
+    let (headings, paragraphs) = post_run_text(after_md);
+    assert_eq!(headings, ["What the run shows"]);
+    assert_eq!(paragraphs.len(), 1);
+    let after = vec![("01-x-after-the-run.md".to_string(), headings, paragraphs)];
+    let clean = r##"<h1 id="x">X</h1><a href="#predict" class="header-in-summary">Predict</a><a href="01-x-after-the-run.html"><strong>1.1.</strong> After the run</a>"##;
+    assert!(before_the_run_problems("01-x.md", clean, &after).is_empty());
+    let leaky = r##"<a href="#w" class="header-in-summary">What the run shows</a><p>The lost response moved from its first run to its <code>second run</code>, and the third run stopped at the flag.</p><a href="01-x-after-the-run.html">1.1. Order is per key</a>"##;
+    let problems = before_the_run_problems("01-x.md", leaky, &after);
+    assert_eq!(problems.len(), 3, "{problems:#?}");
+}
+
+#[test]
+#[cfg_attr(
+    no_mdbook,
+    ignore = "mdbook is not installed: cargo install mdbook --locked --version ^0.5 --no-default-features --features search"
+)]
+#[cfg_attr(
+    all(no_chromium, not(no_mdbook)),
+    ignore = "chromium is not installed: apt-get install -y chromium (or set CHROMIUM)"
+)]
 fn search_answers_offline_in_the_browser() {
     if !mdbook_installed() {
         return;
@@ -669,7 +872,12 @@ fn copy_dir(from: &Path, to: &Path) {
 /// Runs `each` on every page of SUMMARY.md, two browsers at a time (CI has two cores),
 /// and gathers what it returns.
 fn for_every_page(each: impl Fn(&str) -> Vec<String> + Sync) -> Vec<String> {
-    let queue = std::sync::Mutex::new(summary_pages());
+    for_pages(summary_pages(), each)
+}
+
+/// Runs `each` on every page of `pages`, two browsers at a time.
+fn for_pages(pages: Vec<String>, each: impl Fn(&str) -> Vec<String> + Sync) -> Vec<String> {
+    let queue = std::sync::Mutex::new(pages);
     let found = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..2 {
@@ -688,6 +896,14 @@ fn for_every_page(each: impl Fn(&str) -> Vec<String> + Sync) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    no_mdbook,
+    ignore = "mdbook is not installed: cargo install mdbook --locked --version ^0.5 --no-default-features --features search"
+)]
+#[cfg_attr(
+    all(no_chromium, not(no_mdbook)),
+    ignore = "chromium is not installed: apt-get install -y chromium (or set CHROMIUM)"
+)]
 fn nothing_on_any_page_is_wider_than_its_column() {
     if !mdbook_installed() {
         return;
@@ -718,6 +934,14 @@ fn nothing_on_any_page_is_wider_than_its_column() {
 }
 
 #[test]
+#[cfg_attr(
+    no_mdbook,
+    ignore = "mdbook is not installed: cargo install mdbook --locked --version ^0.5 --no-default-features --features search"
+)]
+#[cfg_attr(
+    all(no_chromium, not(no_mdbook)),
+    ignore = "chromium is not installed: apt-get install -y chromium (or set CHROMIUM)"
+)]
 fn every_page_is_kept_as_a_screenshot_artefact() {
     if !mdbook_installed() {
         return;
@@ -774,6 +998,10 @@ fn get(addr: &str, path: &str) -> (String, String) {
 }
 
 #[test]
+#[cfg_attr(
+    no_mdbook,
+    ignore = "mdbook is not installed: cargo install mdbook --locked --version ^0.5 --no-default-features --features search"
+)]
 fn book_serve_builds_and_serves_the_book_over_http() {
     if !mdbook_installed() {
         return;
@@ -806,11 +1034,11 @@ fn book_serve_builds_and_serves_the_book_over_http() {
         let (status, body) = get(&addr, "/");
         assert_eq!(status, "HTTP/1.1 200 OK");
         assert!(body.contains("Boundary Labs"), "/ is the book's index page");
-        let (status, body) = get(&addr, "/01-outbox.html#predict");
+        let (status, body) = get(&addr, "/01-outbox-after-the-run.html#the-relay");
         assert_eq!(status, "HTTP/1.1 200 OK");
         assert!(
             body.contains("relay_outbox"),
-            "chapter 1 with its included code"
+            "chapter 1's build phase with its included code"
         );
         let (status, body) = get(&addr, "/figures/01-outbox-relay.svg");
         assert_eq!(status, "HTTP/1.1 200 OK");

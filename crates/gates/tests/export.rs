@@ -9,7 +9,7 @@ mod common;
 use common::{repo, scratch_dir, stderr, stdout};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use workbook::meta::load_labs;
+use workbook::meta::{Lab, load_labs};
 
 /// The student edition builds in a folder of its own. Not the workbook's: cargo names a
 /// workspace crate's build by its path *inside* the workspace, so the edition's test
@@ -43,6 +43,65 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
+}
+
+/// Nothing a learner reads in the edition names what it does not have: no teacher's
+/// command, solution package, path or document — in the book, the README, the learner
+/// files, the questions, what the CLI shows from the keys (hints, explanations,
+/// diagnoses), and the CLI's help, which lists the learner's commands only.
+fn the_edition_speaks_only_of_itself(
+    dir: &Path,
+    all: &[PathBuf],
+    teacher: &[Lab],
+    student: &[Lab],
+) {
+    use workbook::export::teacher_only_mentions;
+    let learner_files: Vec<String> = (student.iter())
+        .flat_map(|lab| lab.meta.learner_files.iter().map(|f| lab.learner_path(f)))
+        .collect();
+    let mut mentions = Vec::new();
+    let mut check = |what: &str, text: &str| {
+        for mention in teacher_only_mentions(text, teacher) {
+            mentions.push(format!("{what}: {mention}"));
+        }
+    };
+    for path in all {
+        let rel = path
+            .strip_prefix(dir)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let read = (rel.starts_with("book/src/") && rel.ends_with(".md"))
+            || rel == "README.md"
+            || rel.ends_with("/lab.toml")
+            || learner_files.contains(&rel);
+        if read && let Ok(text) = std::fs::read_to_string(path) {
+            check(&rel, &text);
+        }
+    }
+    for lab in student {
+        let n = &lab.meta.number;
+        let explained = (lab.key.checks.iter().map(|c| &c.explain))
+            .chain(lab.key.questions.iter().map(|q| &q.explain));
+        for text in explained.chain(&lab.key.hints) {
+            check(&format!("lab {n}'s key"), text);
+        }
+        for diagnosis in &lab.key.diagnoses {
+            check(&format!("lab {n}'s diagnosis"), &diagnosis.misconception);
+        }
+    }
+    let help = labs_in(dir, &["--help"]);
+    assert!(help.status.success(), "{}", stderr(&help));
+    let help = stdout(&help);
+    assert!(
+        help.contains("cargo labs read N") && !help.contains("Teaching"),
+        "{help}"
+    );
+    for teachers in ["grade-class", "export", "bless", "new"] {
+        assert!(!help.contains(&format!("cargo labs {teachers}")), "{help}");
+    }
+    check("cargo labs --help", &help);
+    assert!(mentions.is_empty(), "\n{}\n", mentions.join("\n"));
 }
 
 #[test]
@@ -109,6 +168,7 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
     for (mine, theirs) in teacher.iter().zip(&student.labs) {
         assert_eq!(mine.key, theirs.key, "lab {}", mine.meta.number);
     }
+    the_edition_speaks_only_of_itself(&dir, &all, &teacher, &student.labs);
     let workflow = std::fs::read_to_string(dir.join(".github/workflows/classroom.yml")).unwrap();
     assert!(workflow.contains("GRADER_REPOSITORY: course/boundary-labs"));
     assert!(workflow.contains("GRADER_REF: 0123abc0123abc0123abc0123abc0123abc01234"));
@@ -119,7 +179,9 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
     // is (a changed Cargo.lock in a fresh clone would say what was taken out of it).
     let lock = std::fs::read_to_string(dir.join("Cargo.lock")).unwrap();
     assert!(
-        !lock.contains("solution") && !lock.contains("template"),
+        !lock.contains("solution")
+            && !lock.contains("template")
+            && !lock.contains("name = \"gates\""),
         "{lock}"
     );
 

@@ -1,14 +1,18 @@
-//! The book's one preprocessor (`[preprocessor.dedent]` in book.toml runs
-//! `cargo labs mdbook-preprocessor`): after mdBook has expanded the includes, every
-//! fenced code block loses the indentation all its lines share, so a method included
-//! from inside an `impl` starts at the left margin instead of four or eight columns in.
-//! mdBook itself keeps the indentation (rust-lang/mdBook#1430).
+//! The book's one preprocessor (`[preprocessor.labs]` in book.toml runs
+//! `cargo labs mdbook-preprocessor`, before mdBook's own `links`). It expands every
+//! `{{#include …}}` itself, as `cargo labs read` and the gates do ([`crate::pages`]): an
+//! include of a learner file shows the file's published starter, never the learner's
+//! edited copy. Then every fenced code block loses the indentation all its lines share,
+//! so a method included from inside an `impl` starts at the left margin instead of four
+//! or eight columns in (mdBook keeps it: rust-lang/mdBook#1430).
 //!
 //! The protocol: mdBook runs `… supports RENDERER` (exit 0: yes), then `…` with
 //! `[context, book]` as JSON on stdin, and reads the book back as JSON on stdout. The book
 //! is walked as plain JSON, so the preprocessor does not depend on mdBook's crates.
 
+use crate::pages::{Starters, expand_includes};
 use serde_json::Value;
+use std::path::{Path, PathBuf};
 
 fn indentation(line: &str) -> usize {
     line.len() - line.trim_start_matches([' ', '\t']).len()
@@ -65,20 +69,36 @@ pub fn dedent(lines: &[&str], keep: usize) -> String {
         .collect()
 }
 
-/// Dedents the content of every chapter of a book given as JSON.
-fn walk(value: &mut Value) {
+/// Expands the includes of every chapter of a book given as JSON (a chapter's `path` is
+/// relative to `src`), and dedents its code blocks.
+fn walk(value: &mut Value, src: &Path, starters: &Starters) {
     match value {
         Value::Object(map) => {
+            let base = match map.get("path") {
+                Some(Value::String(path)) => src.join(path).parent().map(Path::to_path_buf),
+                _ => None,
+            };
             if let Some(Value::String(content)) = map.get_mut("content") {
-                *content = dedent_code_blocks(content);
+                let text = match &base {
+                    Some(base) => expand_includes(content, base, starters),
+                    None => content.clone(),
+                };
+                *content = dedent_code_blocks(&text);
             }
             for (_, child) in map.iter_mut() {
-                walk(child);
+                walk(child, src, starters);
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(walk),
+        Value::Array(items) => items.iter_mut().for_each(|i| walk(i, src, starters)),
         _ => {}
     }
+}
+
+/// The book's source folder, from mdBook's context: `root` joined with `book.src`.
+fn source_folder(context: &Value) -> PathBuf {
+    let root = PathBuf::from(context["root"].as_str().unwrap_or("."));
+    let src = context["config"]["book"]["src"].as_str().unwrap_or("src");
+    root.join(src)
 }
 
 /// `cargo labs mdbook-preprocessor [supports RENDERER]`.
@@ -93,7 +113,9 @@ pub fn run(args: &[&str]) -> crate::error::Result<()> {
         return Err(Error::input("mdBook sent no [context, book] pair"));
     };
     let mut book = pair.pop().unwrap_or(Value::Null);
-    walk(&mut book);
+    let src = source_folder(pair.first().unwrap_or(&Value::Null));
+    let starters = Starters::around(&src);
+    walk(&mut book, &src, &starters);
     serde_json::to_writer(std::io::stdout().lock(), &book)
         .map_err(|e| Error::io("cannot write the book", e.into()))
 }
@@ -123,9 +145,29 @@ mod tests {
     }
 
     #[test]
+    fn an_included_learner_file_is_its_published_starter_and_other_includes_expand() {
+        let dir = std::env::temp_dir().join(format!("bookpp-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join("relay.rs"), "fn edited_by_the_learner() {}\n").unwrap();
+        std::fs::write(dir.join("src/list.md"), "1. a question\n").unwrap();
+        let starters = Starters::from_files([(
+            dir.join("relay.rs"),
+            "// ANCHOR: r\n    fn relay() {} // TODO\n// ANCHOR_END: r\n".to_string(),
+        )]);
+        let content = "```rust\n{{#include ../relay.rs:r}}\n```\n{{#include list.md}}\n";
+        let mut book = serde_json::json!({"items": [{"Chapter": {"content": content, "path": "page.md", "sub_items": []}}]});
+        walk(&mut book, &dir.join("src"), &starters);
+        assert_eq!(
+            book["items"][0]["Chapter"]["content"],
+            "```rust\nfn relay() {} // TODO\n```\n1. a question\n\n"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn chapters_nested_anywhere_in_the_book_are_dedented() {
         let mut book = serde_json::json!({"items": [{"Chapter": {"content": "```\n  x\n```\n", "sub_items": [{"Chapter": {"content": "```\n    y\n```\n", "sub_items": []}}]}}]});
-        walk(&mut book);
+        walk(&mut book, Path::new("/nowhere"), &Starters::default());
         assert_eq!(book["items"][0]["Chapter"]["content"], "```\nx\n```\n");
         assert_eq!(
             book["items"][0]["Chapter"]["sub_items"][0]["Chapter"]["content"],

@@ -39,6 +39,10 @@ pub const TEACHER_ONLY: &[&str] = &[
     "crates/gates",
 ];
 
+/// Workspace packages under [`TEACHER_ONLY`] folders, besides the solutions and the
+/// template lab: the teacher's gates (`crates/gates`).
+const TEACHER_ONLY_PACKAGES: &[&str] = &["gates", crate::poll::SERVER_PACKAGE];
+
 /// Where the student edition's own files (its README, its Classroom workflow) live in
 /// the teacher's edition, under the paths they take in the export.
 pub const EDITION_FILES: &str = "editions/student";
@@ -192,6 +196,58 @@ pub fn secrets(labs: &[Lab]) -> Vec<Secret> {
     out
 }
 
+/// What a learner's edition must not mention, because the edition does not have it: a
+/// path or document of the teacher's, a solution package, the teacher's gates. Commands
+/// are checked apart (every `cargo labs X` must be a learner's command).
+const TEACHER_ONLY_NAMES: &[&str] = &[
+    "solutions/",
+    "solution crate",
+    "crates/gates",
+    "editions/",
+    "CONTRIBUTING.md",
+    "teaching.md",
+    "Teaching and grading with the workbook",
+    "crates/workbook/templates",
+    "reading-times",
+    "design note",
+    "the seed's",
+    "T4",
+];
+
+/// Every mention in `text` of something the student edition does not have: a teacher's
+/// command (`cargo labs grade-class`, or a command that does not exist), a solution
+/// package of `labs`, a teacher's path or document. Empty when the text speaks only of
+/// the edition.
+pub fn teacher_only_mentions(text: &str, labs: &[Lab]) -> Vec<String> {
+    let mut found = Vec::new();
+    let learner = crate::cli::learner_commands();
+    for (at, _) in text.match_indices("cargo labs ") {
+        let word: String = text[at + "cargo labs ".len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+            .collect();
+        if !word.is_empty() && word != "help" && !learner.contains(&word.as_str()) {
+            found.push(format!("`cargo labs {word}` (not a learner's command)"));
+        }
+    }
+    let packages = labs.iter().map(|l| l.meta.solution_package.as_str());
+    for name in TEACHER_ONLY_NAMES.iter().copied().chain(packages) {
+        let whole_word = text.match_indices(name).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + name.len()..].chars().next();
+            let open_ended = name.ends_with('/');
+            !before.is_some_and(char::is_alphanumeric)
+                && (open_ended || !after.is_some_and(char::is_alphanumeric))
+        });
+        if whole_word {
+            found.push(format!("`{name}`"));
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
 /// The placeholders of the student edition's Classroom workflow, and what fills them
 /// when no grader is named: the organisation's variables.
 const GRADER_PLACEHOLDERS: [(&str, &str); 2] = [
@@ -240,7 +296,7 @@ pub fn student_lockfile(teacher: &str) -> String {
         p.local
             && (p.name.starts_with("solution")
                 || p.name.ends_with("-template")
-                || p.name == crate::poll::SERVER_PACKAGE)
+                || TEACHER_ONLY_PACKAGES.contains(&p.name.as_str()))
     };
     // Everything a kept workspace package needs, transitively.
     let mut kept: Vec<&str> = (packages.iter())
@@ -410,10 +466,17 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
                 leaks.push(format!("{rel} holds {}: \"{}\"", secret.what, secret.text));
             }
         }
+        if chapter || rel == "README.md" {
+            for mention in teacher_only_mentions(&text, &wb.labs.labs) {
+                leaks.push(format!(
+                    "{rel} mentions {mention}, which the edition does not have"
+                ));
+            }
+        }
     }
     if !leaks.is_empty() {
         return Err(Error::lab(format!(
-            "the student edition in {} would give answers away:\n  {}",
+            "the student edition in {} would give answers away or speak of the teacher's edition:\n  {}",
             dir.display(),
             leaks.join("\n  ")
         )));
@@ -513,6 +576,40 @@ mod tests {
         ] {
             assert!(parse_grader(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn mentions_of_the_teachers_edition_are_found_and_the_learners_commands_are_not() {
+        let mut lab = crate::meta::teachers_lab("append-streams");
+        // The student edition's lab.toml does not name it; the teacher's does.
+        lab.meta.solution_package = "solution08-append-streams".into();
+        let labs = std::slice::from_ref(&lab);
+        let text = "Run `cargo labs check 08`, `cargo labs` and `cargo labs help`; then \
+                    `cargo labs grade-class DIR`, `cargo labs figures`, \
+                    `cargo test -p solution08-append-streams`, the design note's case T4, \
+                    solutions/08 and CONTRIBUTING.md. T42 and a designer's note are fine.";
+        assert_eq!(
+            teacher_only_mentions(text, labs),
+            [
+                "`CONTRIBUTING.md`",
+                "`T4`",
+                "`cargo labs figures` (not a learner's command)",
+                "`cargo labs grade-class` (not a learner's command)",
+                "`design note`",
+                "`solution08-append-streams`",
+                "`solutions/`",
+            ]
+        );
+        assert!(teacher_only_mentions("cargo labs read 08, then run it", labs).is_empty());
+    }
+
+    #[test]
+    fn the_lock_file_loses_the_teachers_packages() {
+        let lock = "version = 4\n\n[[package]]\nname = \"gates\"\nversion = \"0.1.0\"\ndependencies = [\n \"only-the-gates-use-it\",\n \"workbook\",\n]\n\n[[package]]\nname = \"only-the-gates-use-it\"\nversion = \"1.0.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n[[package]]\nname = \"solution01-outbox\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"workbook\"\nversion = \"0.1.0\"\n";
+        assert_eq!(
+            student_lockfile(lock),
+            "version = 4\n\n[[package]]\nname = \"workbook\"\nversion = \"0.1.0\"\n"
+        );
     }
 
     #[test]

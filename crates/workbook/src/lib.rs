@@ -21,6 +21,7 @@ pub mod poll;
 pub mod predictions;
 pub mod process;
 pub mod progress;
+pub mod reader;
 pub mod sandbox;
 pub mod scaffold;
 pub mod serve;

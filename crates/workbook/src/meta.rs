@@ -156,6 +156,9 @@ pub struct LabMeta {
     pub number: String,
     pub title: String,
     pub package: String,
+    /// The reference solution's package (teacher's edition only: the student edition has
+    /// no solutions, and its lab.toml does not name them).
+    #[serde(default, skip_serializing)]
     pub solution_package: String,
     pub chapter: String,
     pub graded_suite: String,
@@ -557,7 +560,7 @@ impl Lab {
     /// the keys, the hints or the teacher's names of the items.
     pub fn student_toml(&self) -> String {
         let header = format!(
-            "# Lab {} — written by `cargo labs export`. The answer keys, their explanations\n\
+            "# Lab {} — the student edition's metadata. The answer keys, their explanations\n\
              # and the hints are in key.txt, scrambled so that opening it spoils nothing.\n\n",
             self.meta.number
         );

@@ -20,13 +20,16 @@
 //! The gate (`crates/gates/tests/mutants.rs`) applies the edits ([`learner_files`]),
 //! proves every entry compiles, fails each test it names, and fails exactly as its
 //! signature says; an edit that no longer applies to the solution is named there.
-//! `cargo labs check` names an entry's misconception when a learner's run fails with the
-//! same signature — a diagnosis every entry's mutant proves, shipped scrambled in the
-//! student edition's key.
+//! `cargo labs check` names the entries nearest to how a learner's run failed (see
+//! [`nearest`]: an identical signature, or the same broken invariant and the most
+//! telling failing tests in common) — diagnoses every entry's mutant proves, shipped
+//! scrambled in the student edition's key.
 
 mod edits;
+mod nearest;
 
 pub use edits::{Edit, EditError, apply_edits, apply_to_files, first_line};
+pub use nearest::{Failure, Nearest, nearest};
 
 use crate::grade::SuiteRun;
 use crate::meta::{Diagnosis, Lab, Signature};
@@ -226,9 +229,11 @@ pub fn with_signature(text: &str, signature: &Signature) -> String {
         + "\n"
 }
 
-/// The book page a section pointer names, for messages: `book/src/01-outbox.md#…`.
-pub fn section_path(section: &str) -> String {
-    format!("book/src/{section}")
+/// The book page a section pointer names, for messages: `book/src/01-outbox.md#…`, or
+/// the chapter's page after the run when the section is there.
+pub fn section_path(root: &std::path::Path, section: &str) -> String {
+    let src = root.join("book/src");
+    format!("book/src/{}", crate::pages::section_page(&src, section))
 }
 
 #[cfg(test)]

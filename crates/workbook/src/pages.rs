@@ -3,85 +3,245 @@
 //! chapters as a reader gets them.
 
 use crate::meta::{Lab, predictions_page};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Reading speeds the table assumes: prose, and code (read, not skimmed).
 const WORDS_PER_MINUTE: f64 = 200.0;
 const CODE_LINES_PER_MINUTE: f64 = 20.0;
 
-/// The region of `source` between `ANCHOR: name` and `ANCHOR_END: name` (anchor lines
-/// dropped); the whole file without anchor lines when `anchor` is empty; lines `a:b` when
-/// it is a line range — what mdBook's `{{#include file:anchor}}` shows.
-pub fn include_region(source: &str, anchor: &str) -> String {
+/// What mdBook 0.5's `{{#include file:spec}}` shows of `source`, to the byte: the lines
+/// between `ANCHOR: name` and `ANCHOR_END: name` (other anchors' lines dropped) when
+/// `spec` is a name; lines `a:b`, `a:`, `:b` or line `a` alone (numbered from 1) when it
+/// is a range; every line when it is empty. The lines are joined by newlines, with none
+/// after the last (mdBook's `take_lines` and `take_anchored_lines`).
+pub fn include_region(source: &str, spec: &str) -> String {
     let lines: Vec<&str> = source.lines().collect();
-    let keep = |l: &str| !l.contains("ANCHOR:") && !l.contains("ANCHOR_END:");
-    if anchor.is_empty() {
-        return lines
-            .iter()
-            .filter(|l| keep(l))
-            .map(|l| format!("{l}\n"))
-            .collect();
+    let number = |p: &str| p.parse::<usize>().ok();
+    let mut parts = spec.splitn(3, ':');
+    let first = parts.next().unwrap_or("");
+    if !first.is_empty() && number(first).is_none() {
+        return anchored(&lines, first);
     }
-    if anchor.chars().all(|c| c.is_ascii_digit() || c == ':') {
-        let mut parts = anchor.split(':').map(|p| p.parse::<usize>().ok());
-        let from = parts.next().flatten().unwrap_or(1).max(1) - 1;
-        let to = parts
-            .next()
-            .flatten()
-            .unwrap_or(lines.len())
-            .min(lines.len());
-        return lines[from.min(to)..to]
-            .iter()
-            .map(|l| format!("{l}\n"))
+    let start = number(first).map(|n| n.saturating_sub(1)).unwrap_or(0);
+    let end = match (first.is_empty(), parts.next()) {
+        (_, Some(end)) => number(end).unwrap_or(lines.len()),
+        (false, None) => start + 1,
+        (true, None) => lines.len(),
+    };
+    let end = end.min(lines.len());
+    lines[start.min(end)..end].join("\n")
+}
+
+/// The lines of the anchor `name`, without the lines of any anchor nested in it.
+fn anchored(lines: &[&str], name: &str) -> String {
+    let marker = |line: &str, kind: &str| -> Option<String> {
+        let at = line.find(kind)? + kind.len();
+        let found: String = line[at..]
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
             .collect();
-    }
-    let start = lines
-        .iter()
-        .position(|l| l.trim_end().ends_with(&format!("ANCHOR: {anchor}")));
-    let mut out = String::new();
-    if let Some(start) = start {
-        for line in &lines[start + 1..] {
-            if line.trim_end().ends_with(&format!("ANCHOR_END: {anchor}")) {
+        (!found.is_empty()).then_some(found)
+    };
+    let mut kept = Vec::new();
+    let mut inside = false;
+    for line in lines {
+        if !inside {
+            inside = marker(line, "ANCHOR:").as_deref() == Some(name);
+        } else if let Some(end) = marker(line, "ANCHOR_END:") {
+            if end == name {
                 break;
             }
-            if keep(line) {
-                out.push_str(line);
-                out.push('\n');
+        } else if marker(line, "ANCHOR:").is_none() {
+            kept.push(*line);
+        }
+    }
+    kept.join("\n")
+}
+
+/// The learner files' published starters, by path: what an include of a learner file
+/// shows, whatever the learner's copy holds now (an edited file, anchors deleted).
+#[derive(Clone, Debug, Default)]
+pub struct Starters {
+    by_path: BTreeMap<PathBuf, String>,
+}
+
+impl Starters {
+    /// The published starter of every learner file of `labs`. A file whose starter cannot
+    /// be found is left out (the book then shows the file; the edition gate names it).
+    pub fn of(root: &Path, labs: &[Lab]) -> Starters {
+        let mut by_path = BTreeMap::new();
+        for lab in labs {
+            for file in &lab.meta.learner_files {
+                if let Ok(text) = crate::starters::published_starter(root, lab, file) {
+                    by_path.insert(lexical(&lab.dir.join(file)), text);
+                }
             }
+        }
+        Starters { by_path }
+    }
+
+    /// The starters of the workbook `path` lies in (none outside a workbook).
+    pub fn around(path: &Path) -> Starters {
+        let absolute = lexical(path);
+        let Ok(root) = crate::find_root(absolute.parent().unwrap_or(&absolute)) else {
+            return Starters::default();
+        };
+        match crate::meta::load_labs(&root) {
+            Ok(labs) => Starters::of(&root, &labs.labs),
+            Err(_) => Starters::default(),
+        }
+    }
+
+    /// Starters given by hand: (learner file, published text).
+    pub fn from_files(files: impl IntoIterator<Item = (PathBuf, String)>) -> Starters {
+        Starters {
+            by_path: files.into_iter().map(|(p, t)| (lexical(&p), t)).collect(),
+        }
+    }
+
+    /// The published text of the learner file at `path`, when it is one.
+    pub fn get(&self, path: &Path) -> Option<&str> {
+        self.by_path.get(&lexical(path)).map(String::as_str)
+    }
+}
+
+/// `path` made absolute, with `.` and `..` resolved by name (the file need not exist).
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut out = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
         }
     }
     out
 }
 
-/// A page as a reader gets it: includes expanded (recursively), code blocks dedented as
-/// the book's preprocessor does.
-pub fn expanded(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let base = path.parent().unwrap_or(Path::new("."));
+/// `text` (a page in the folder `base`) with its `{{#include …}}` directives expanded,
+/// recursively for included pages; an include of a learner file shows its published
+/// starter. Code blocks are not dedented here (see [`expanded`]).
+pub fn expand_includes(text: &str, base: &Path, starters: &Starters) -> String {
     let mut out = String::new();
-    let mut rest = text.as_str();
+    let mut rest = text;
     while let Some(at) = rest.find("{{#include ") {
         out.push_str(&rest[..at]);
         let after = &rest[at + "{{#include ".len()..];
         let Some(end) = after.find("}}") else {
+            rest = &rest[at..];
             break;
         };
         let spec = after[..end].trim();
         let (file, anchor) = spec.split_once(':').unwrap_or((spec, ""));
         let target = base.join(file);
-        let included = if target.extension().is_some_and(|e| e == "md") {
-            expanded(&target)
-        } else {
-            include_region(
-                &std::fs::read_to_string(&target).unwrap_or_default(),
-                anchor,
-            )
+        let source = match starters.get(&target) {
+            Some(starter) => starter.to_string(),
+            None => std::fs::read_to_string(&target).unwrap_or_default(),
         };
-        out.push_str(&included);
+        if target.extension().is_some_and(|e| e == "md") {
+            let inner = target.parent().unwrap_or(base);
+            out.push_str(&expand_includes(&source, inner, starters));
+        } else {
+            out.push_str(&include_region(&source, anchor));
+        }
         rest = &after[end + 2..];
     }
     out.push_str(rest);
-    crate::bookpp::dedent_code_blocks(&out)
+    out
+}
+
+/// A page as a reader gets it: includes expanded (recursively, learner files as
+/// published), code blocks dedented as the book's preprocessor does.
+pub fn expanded(path: &Path) -> String {
+    expanded_with(path, &Starters::around(path))
+}
+
+/// [`expanded`], with the starters already at hand.
+pub fn expanded_with(path: &Path, starters: &Starters) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let base = path.parent().unwrap_or(Path::new("."));
+    crate::bookpp::dedent_code_blocks(&expand_includes(&text, base, starters))
+}
+
+/// The page that follows a chapter once its lab has run (what the run shows, the
+/// promises, the build phase, …): `book/src/01-outbox.md` →
+/// `book/src/01-outbox-after-the-run.md`. The chapter's own page ends with Predict, so
+/// that nothing on it, its sidebar included, says what the run will show.
+pub fn after_the_run(chapter: &str) -> String {
+    let stem = chapter.strip_suffix(".md").unwrap_or(chapter);
+    format!("{stem}-after-the-run.md")
+}
+
+/// A lab's two pages, as paths: the chapter up to Predict, and the page after the run.
+pub fn chapter_pages(root: &Path, lab: &Lab) -> [PathBuf; 2] {
+    [
+        root.join(&lab.meta.chapter),
+        root.join(after_the_run(&lab.meta.chapter)),
+    ]
+}
+
+/// The ids mdBook gives the headings of `markdown`, in order: the heading's text in
+/// lower case, spaces as `-`, punctuation dropped, a repeated id numbered (`-1`, `-2`).
+pub fn heading_ids(markdown: &str) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    let mut in_code = false;
+    for line in markdown.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_code = !in_code;
+        }
+        let Some(heading) = trimmed.strip_prefix('#').filter(|_| !in_code) else {
+            continue;
+        };
+        let text = heading
+            .trim_start_matches('#')
+            .trim()
+            .replace(['`', '*'], "");
+        let base: String = text
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                c if c.is_alphanumeric() || c == '_' || c == '-' => Some(c),
+                c if c.is_whitespace() => Some('-'),
+                _ => None,
+            })
+            .collect();
+        let mut id = base.clone();
+        let mut n = 0;
+        while ids.contains(&id) {
+            n += 1;
+            id = format!("{base}-{n}");
+        }
+        ids.push(id);
+    }
+    ids
+}
+
+/// Where a section pointer (`01-outbox.md#the-relay`, written before the chapters were
+/// split) is now: on the chapter's page, or on the page after the run. The result is
+/// relative to `book/src`, as the pointer was.
+pub fn section_page(src: &Path, section: &str) -> String {
+    let (page, anchor) = section.split_once('#').unwrap_or((section, ""));
+    let after = after_the_run(page);
+    let on = |page: &str| {
+        let text = std::fs::read_to_string(src.join(page)).unwrap_or_default();
+        heading_ids(&text).iter().any(|id| id == anchor)
+    };
+    if !anchor.is_empty() && !on(page) && on(&after) {
+        format!("{after}#{anchor}")
+    } else {
+        section.to_string()
+    }
 }
 
 /// Words of prose and lines of code of a page as a reader gets it.
@@ -111,8 +271,12 @@ pub fn reading_times(root: &Path, labs: &[Lab]) -> String {
          |---|---:|---:|---:|---:|\n",
     );
     let mut total = 0.0;
+    let starters = Starters::of(root, labs);
     for lab in labs {
-        let (words, code) = measure(&expanded(&root.join(&lab.meta.chapter)));
+        let (words, code) = chapter_pages(root, lab)
+            .iter()
+            .map(|page| measure(&expanded_with(page, &starters)))
+            .fold((0, 0), |(w, c), (pw, pc)| (w + pw, c + pc));
         let minutes = words as f64 / WORDS_PER_MINUTE + code as f64 / CODE_LINES_PER_MINUTE;
         total += minutes;
         let solution: usize = lab
@@ -164,12 +328,79 @@ pub fn generated_pages(root: &Path, labs: &[Lab]) -> Vec<(PathBuf, String)> {
 mod tests {
     use super::*;
 
+    /// The cases of mdBook 0.5.4's own tests of `take_lines` and `take_anchored_lines`.
     #[test]
     fn an_anchor_a_range_and_a_whole_file_are_included_as_mdbook_does() {
-        let source = "a\n// ANCHOR: x\nb\nc\n// ANCHOR_END: x\nd\n";
-        assert_eq!(include_region(source, "x"), "b\nc\n");
-        assert_eq!(include_region(source, "1:2"), "a\n// ANCHOR: x\n");
-        assert_eq!(include_region(source, ""), "a\nb\nc\nd\n");
+        let source = "a\n// ANCHOR: x\nb\n// ANCHOR: y\nc\n// ANCHOR_END: y\n// ANCHOR_END: x\nd\n";
+        assert_eq!(include_region(source, "x"), "b\nc");
+        assert_eq!(include_region(source, "y"), "c");
+        assert_eq!(include_region(source, "z"), "");
+        assert_eq!(include_region(source, "1:2"), "a\n// ANCHOR: x");
+        assert_eq!(include_region(source, "2"), "// ANCHOR: x");
+        assert_eq!(include_region(source, "8:"), "d");
+        assert_eq!(include_region(source, ":1"), "a");
+        assert_eq!(include_region(source, "5:3"), "");
+        assert_eq!(include_region("Lorem\nipsum\n", ""), "Lorem\nipsum");
+    }
+
+    #[test]
+    fn an_include_of_a_learner_file_shows_its_published_starter() {
+        let dir = std::env::temp_dir().join(format!("pages-starter-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("book/src")).unwrap();
+        std::fs::create_dir_all(dir.join("lab")).unwrap();
+        // The learner edited the file and deleted its anchors.
+        std::fs::write(dir.join("lab/relay.rs"), "fn mine() {}\n").unwrap();
+        std::fs::write(
+            dir.join("book/src/page.md"),
+            "Before.\n```rust\n{{#include ../../lab/relay.rs:relay}}\n```\n",
+        )
+        .unwrap();
+        let bare = expanded_with(&dir.join("book/src/page.md"), &Starters::default());
+        assert_eq!(
+            bare, "Before.\n```rust\n\n```\n",
+            "the edited file, anchor gone"
+        );
+        let starters = Starters {
+            by_path: BTreeMap::from([(
+                lexical(&dir.join("lab/relay.rs")),
+                "// ANCHOR: relay\n    fn relay() {} // TODO\n// ANCHOR_END: relay\n".into(),
+            )]),
+        };
+        let shown = expanded_with(&dir.join("book/src/page.md"), &starters);
+        assert_eq!(shown, "Before.\n```rust\nfn relay() {} // TODO\n```\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_workbooks_starters_are_found_for_its_learner_files() {
+        let lab = crate::meta::teachers_lab("outbox");
+        let root = lab.dir.parent().unwrap().parent().unwrap().to_path_buf();
+        let starters = Starters::of(&root, std::slice::from_ref(&lab));
+        let starter = starters.get(&lab.dir.join("src/../src/relay.rs")).unwrap();
+        assert!(starter.contains("ANCHOR: relay_outbox") && starter.contains("TODO"));
+    }
+
+    #[test]
+    fn heading_ids_and_section_pointers_follow_the_split() {
+        assert_eq!(
+            heading_ids(
+                "# T\n## What the run shows\n```\n# not a heading\n```\n### `A` b, c!\n## What the run shows\n"
+            ),
+            ["t", "what-the-run-shows", "a-b-c", "what-the-run-shows-1"]
+        );
+        assert_eq!(
+            after_the_run("book/src/01-outbox.md"),
+            "book/src/01-outbox-after-the-run.md"
+        );
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../book/src");
+        assert_eq!(
+            section_page(&src, "01-outbox.md#the-relay"),
+            "01-outbox-after-the-run.md#the-relay"
+        );
+        assert_eq!(
+            section_page(&src, "01-outbox.md#predict"),
+            "01-outbox.md#predict"
+        );
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub const TEMPLATES: &[Template] = templates![
     filled "solutions/99-template/mutants/lost-response-means-not-applied/mutant.toml",
     filled "tests/99_template.rs",
     filled "book/src/99-template.md",
+    filled "book/src/99-template-after-the-run.md",
     verbatim "book/src/figures/99-template-lost-response.svg",
 ];
 
@@ -283,9 +284,14 @@ fn published_paths(names: &Names, files: &[(String, String)]) -> Vec<String> {
     paths
 }
 
-/// Adds `- [Title](NN-slug.md)` to SUMMARY.md among the chapters, in number order.
+/// Adds `- [Title](NN-slug.md)` and, under it, its page after the run to SUMMARY.md
+/// among the chapters, in number order.
 pub fn add_to_summary(summary: &str, names: &Names) -> String {
-    let entry = format!("- [{}]({}.md)", names.title, names.slug);
+    let entry = format!(
+        "- [{}]({slug}.md)\n  - [After the run]({slug}-after-the-run.md)",
+        names.title,
+        slug = names.slug
+    );
     let chapter_number = |line: &str| -> Option<String> {
         let file = line.trim().strip_prefix("- [")?.rsplit_once("](")?.1;
         let (number, _) = file.split_once('-')?;
@@ -476,17 +482,15 @@ mod tests {
 
     #[test]
     fn the_chapter_joins_summary_in_number_order() {
-        let summary = "# Summary\n\n[Intro](introduction.md)\n\n# Chapters\n\n- [One](01-a.md)\n- [Three](03-c.md)\n\n[Glossary](glossary.md)\n";
+        let summary = "# Summary\n\n[Intro](introduction.md)\n\n# Chapters\n\n- [One](01-a.md)\n  - [After the run](01-a-after-the-run.md)\n- [Three](03-c.md)\n  - [After the run](03-c-after-the-run.md)\n\n[Glossary](glossary.md)\n";
         let two = Names::parse("02-b", "Two").unwrap();
         let four = Names::parse("04-d", "Four").unwrap();
-        assert!(
-            add_to_summary(summary, &two)
-                .contains("- [One](01-a.md)\n- [Two](02-b.md)\n- [Three](03-c.md)\n")
-        );
-        assert!(
-            add_to_summary(summary, &four)
-                .contains("- [Three](03-c.md)\n- [Four](04-d.md)\n\n[Glossary](glossary.md)")
-        );
+        assert!(add_to_summary(summary, &two).contains(
+            "  - [After the run](01-a-after-the-run.md)\n- [Two](02-b.md)\n  - [After the run](02-b-after-the-run.md)\n- [Three](03-c.md)\n"
+        ));
+        assert!(add_to_summary(summary, &four).contains(
+            "  - [After the run](03-c-after-the-run.md)\n- [Four](04-d.md)\n  - [After the run](04-d-after-the-run.md)\n\n[Glossary](glossary.md)"
+        ));
     }
 
     /// Every file under crates/workbook/templates, relative to it, but its README.
@@ -585,11 +589,14 @@ mod tests {
         assert!(file("labs/05-retried-writes/src/scenarios.rs").contains("lab: \"05\""));
         let chapter = file("book/src/05-retried-writes.md");
         assert!(chapter.starts_with("# Retried \"writes\"\n"));
-        assert!(chapter.contains("![Figure 5.1: "));
-        assert!(
-            chapter.contains("{{#include ../../labs/05-retried-writes/src/receiver.rs:receive}}")
-        );
         assert!(chapter.contains("{{#include predictions/05-retried-writes.md}}"));
+        assert!(chapter.contains("[after the run](05-retried-writes-after-the-run.md)"));
+        let after = file("book/src/05-retried-writes-after-the-run.md");
+        assert!(after.contains("[the chapter](05-retried-writes.md)"));
+        assert!(after.contains("![Figure 5.1: "));
+        assert!(
+            after.contains("{{#include ../../labs/05-retried-writes/src/receiver.rs:receive}}")
+        );
         assert!(
             file("solutions/05-retried-writes/mutants/identity-by-amount/mutant.toml")
                 .contains("section = \"05-retried-writes.md#what-the-run-shows\"")

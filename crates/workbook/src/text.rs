@@ -61,8 +61,72 @@ pub fn for_terminal(text: &str) -> String {
     }
 }
 
+/// The width output is wrapped to: the terminal's, or `COLUMNS`, or 100 columns when
+/// stdout is not a terminal; never less than 50.
+pub fn terminal_width() -> usize {
+    use std::io::IsTerminal;
+    let terminal = std::io::stdout().is_terminal();
+    let size = terminal
+        .then(|| crossterm::terminal::size().ok())
+        .flatten()
+        .map(|(w, _)| usize::from(w));
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
+    size.or(columns).unwrap_or(100).max(50)
+}
+
+/// `text` in lines of at most `width` columns, broken between words (a word longer than
+/// the width gets a line of its own). Never loses a word.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let fits = line.chars().count() + 1 + word.chars().count() <= width;
+        if !line.is_empty() && !fits {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// `text` wrapped to `width` columns, every line after `indent` spaces.
+pub fn indented(text: &str, indent: usize, width: usize) -> String {
+    let pad = " ".repeat(indent);
+    wrap(text, width.saturating_sub(indent).max(20))
+        .iter()
+        .map(|l| format!("{pad}{l}\n"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn wrapping_keeps_every_word_within_the_width() {
+        let text = "a lost response means the receiver did not apply the effect";
+        let lines = super::wrap(text, 20);
+        assert_eq!(
+            lines,
+            [
+                "a lost response",
+                "means the receiver",
+                "did not apply the",
+                "effect"
+            ]
+        );
+        assert_eq!(lines.join(" "), text);
+        assert_eq!(super::wrap("", 20), [""]);
+        assert_eq!(
+            super::indented("one two three", 3, 30),
+            "   one two three\n"
+        );
+    }
+
     #[test]
     fn colour_sequences_are_removed() {
         assert_eq!(

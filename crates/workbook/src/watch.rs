@@ -12,6 +12,11 @@
 //! A check runs in its own thread: a new save cancels the running check (its processes
 //! are killed) and starts a new one, and `q` never waits for a check. This is CLI code,
 //! not simulated code: threads and the wall clock are fine here.
+//!
+//! Nothing that could answer a prediction is shown before the lab's predictions are
+//! sealed: no check runs (a failure's explanation says what the run would show) and no
+//! hint is given; watch says to predict, or seal, first, and starts checking as soon as
+//! predictions.txt carries a seal.
 
 use crate::error::{Error, Result};
 use crate::grade::run::learner_run;
@@ -108,9 +113,10 @@ pub fn watch(wb: &Workbook, wanted: Option<&Lab>) -> Result<()> {
         running: None,
         stamps: Vec::new(),
         terminal,
+        sealed_seen: false,
     };
     session.say(|s| s.open_lab_text());
-    session.start_check("first check");
+    session.check_when_sealed("first check");
     let result = session.serve(&rx);
     session.stop_check(&rx);
     drop(session.terminal.take());
@@ -148,6 +154,8 @@ struct Session<'a> {
     /// (file, modification time and size) of each watched file, as last seen.
     stamps: Vec<(PathBuf, Option<(SystemTime, u64)>)>,
     terminal: Option<Terminal>,
+    /// Whether the current lab's predictions were sealed when last looked at.
+    sealed_seen: bool,
 }
 
 impl Session<'_> {
@@ -210,11 +218,18 @@ impl Session<'_> {
                 Ok(Event::Key(key)) => match key.to_ascii_lowercase() {
                     // Ctrl-C and Ctrl-D arrive as keys in raw mode.
                     'q' | '\u{3}' | '\u{4}' => return Ok(()),
+                    'h' if !self.sealed() => self.say(|s| s.predict_first()),
                     'h' => self.act(crate::cli::hint),
-                    'r' => self.act(|wb, lab| crate::cli::run(wb, lab, false, false)),
+                    'r' => {
+                        let unsealed = !self.sealed();
+                        self.act(|wb, lab| crate::cli::run(wb, lab, false, false));
+                        if unsealed {
+                            self.check_when_sealed("predictions sealed by the run");
+                        }
+                    }
                     'c' => {
                         self.fresh_screen();
-                        self.start_check("check requested");
+                        self.check_when_sealed("check requested");
                     }
                     'n' => self.next_lab(),
                     k if k.is_ascii_alphanumeric() => {
@@ -273,7 +288,7 @@ impl Session<'_> {
             }
             s.open_lab_text();
         });
-        self.start_check("first check");
+        self.check_when_sealed("first check");
     }
 
     fn poll_files(&mut self) {
@@ -291,13 +306,17 @@ impl Session<'_> {
         let predictions = self.lab().predictions_path();
         let names: Vec<String> = changed.iter().map(|f| self.wb.shown(f)).collect();
         if changed.iter().all(|f| *f == predictions) {
+            let was_sealed = self.sealed_seen;
             self.say(|s| {
                 println!("\n{} {}", "changed:".cyan().bold(), names.join(", "));
                 s.predictions_state();
             });
+            if !was_sealed && self.sealed() {
+                self.check_when_sealed("predictions sealed");
+            }
         } else {
             self.fresh_screen();
-            self.start_check(&format!("changed: {}", names.join(", ")));
+            self.check_when_sealed(&format!("changed: {}", names.join(", ")));
         }
     }
 
@@ -341,6 +360,39 @@ impl Session<'_> {
             if matches!(event, Event::Checked { id, .. } if id == running.id) {
                 return;
             }
+        }
+    }
+
+    /// Whether the current lab's predictions are sealed (in predictions.txt, or by the
+    /// progress store's record of the first seal).
+    fn sealed(&mut self) -> bool {
+        let lab = self.lab();
+        let in_file = read_predictions(lab).is_ok_and(|p| p.is_some_and(|p| p.seal.is_some()));
+        let recorded =
+            (self.wb.progress().ok()).is_some_and(|p| p.first_seal(&lab.meta.id).is_some());
+        self.sealed_seen = in_file || recorded;
+        self.sealed_seen
+    }
+
+    /// What watch says instead of a check or a hint before the predictions are sealed.
+    fn predict_first(&self) {
+        let n = &self.lab().meta.number;
+        println!(
+            "{} lab {n}'s predictions are not sealed, and a check or a hint could answer them. Predict first (`cargo labs predict {n}` in another terminal), then r runs the lab and seals them (or `cargo labs predict {n} --seal` seals them without the run); checking starts once they are sealed.",
+            "not yet:".yellow().bold()
+        );
+    }
+
+    /// Starts a check when the predictions are sealed; says to predict first otherwise.
+    fn check_when_sealed(&mut self, why: &str) {
+        if self.sealed() {
+            self.start_check(why);
+        } else {
+            self.stop_running();
+            self.say(|s| {
+                println!("\n{why}: not checked");
+                s.predict_first();
+            });
         }
     }
 

@@ -197,13 +197,13 @@ fn hints_come_one_at_a_time_and_are_remembered() {
     let n = common::hint_count("outbox");
     let first = stdout(&labs(&root, &["hint", "outbox"]));
     assert!(
-        first.contains(&format!("hint 1/{n}:")) && !first.contains(&format!("hint 2/{n}:")),
+        first.contains(&format!("hint 1/{n} (new):")) && !first.contains(&format!("hint 2/{n}")),
         "{first}"
     );
     let second = stdout(&labs(&root, &["hint", "1"]));
     assert!(
-        second.contains(&format!("hint 1/{n}:")) && second.contains(&format!("hint 2/{n}:")),
-        "{second}"
+        second.contains(&format!("hint 1/{n}:")) && second.contains(&format!("hint 2/{n} (new):")),
+        "the earlier hint again, the new one marked: {second}"
     );
 }
 
@@ -367,4 +367,96 @@ fn predictions_can_be_sealed_without_showing_the_run() {
         std::fs::read_to_string(root.join("labs/01-outbox/predictions.txt")).unwrap(),
         text
     );
+}
+
+/// A scratch workbook with lab 01's metadata, its sources, its published starter kept
+/// under `.starters/` (as the student edition keeps it) and its chapter's two pages with
+/// everything they include.
+fn lab01_with_its_chapter() -> std::path::PathBuf {
+    let root = scratch();
+    let starter = std::fs::read_to_string(root.join("labs/01-outbox/src/relay.rs")).unwrap();
+    common::copy_tree(
+        &common::repo().join("labs/01-outbox/src"),
+        &root.join("labs/01-outbox/src"),
+    );
+    common::write(&root.join("labs/01-outbox/src/relay.rs"), &starter);
+    common::write(&root.join(".starters/01-outbox/src/relay.rs"), &starter);
+    for page in [
+        "01-outbox.md",
+        "01-outbox-after-the-run.md",
+        "predictions/01-outbox.md",
+        "figures/01-first-failure.txt",
+    ] {
+        let text = std::fs::read_to_string(common::repo().join("book/src").join(page)).unwrap();
+        common::write(&root.join("book/src").join(page), &text);
+    }
+    root
+}
+
+#[test]
+fn read_shows_the_chapter_up_to_predict_until_the_seal_and_all_of_it_after() {
+    let root = lab01_with_its_chapter();
+    // No mdBook, no git: nothing on PATH at all; and no colour outside a terminal.
+    let empty = root.join("no-tools");
+    std::fs::create_dir_all(&empty).unwrap();
+    let read = |root: &Path| {
+        let out = common::cli(root, &["read", "01"])
+            .env("PATH", &empty)
+            .env_remove("NO_COLOR")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let before = read(&root);
+    assert!(
+        before.starts_with("Transaction boundaries and the outbox\n═══"),
+        "{before}"
+    );
+    assert!(before.contains("Predict\n───────"), "{before}");
+    let lab = workbook::meta::load_labs(&root).unwrap().labs.remove(0);
+    let first = &lab.meta.checks[0].ask;
+    let words: Vec<&str> = first.split_whitespace().take(4).collect();
+    assert!(
+        before.contains(&words.join(" ")),
+        "the first question: {before}"
+    );
+    assert!(before.contains("once your predictions are sealed: cargo labs predict 01, then"));
+    for hidden in ["What the run shows", "The build phase", "Summary\n───"] {
+        assert!(
+            !before.contains(hidden),
+            "`{hidden}` before the seal:\n{before}"
+        );
+    }
+    assert!(
+        !before.contains("{{#") && !before.contains('\x1b'),
+        "{before}"
+    );
+    assert!(
+        before.contains("pub fn relay("),
+        "the included code: {before}"
+    );
+
+    // The learner edits the relay and loses its anchors; then seals without running.
+    let relay = root.join("labs/01-outbox/src/relay.rs");
+    std::fs::write(&relay, "pub fn relay_outbox() { /* mine */ }\n").unwrap();
+    assert!(
+        labs(&root, &["predict", "01", "--set", "q01=yes"])
+            .status
+            .success()
+    );
+    assert!(labs(&root, &["predict", "01", "--seal"]).status.success());
+    let after = read(&root);
+    for shown in [
+        "What the run shows",
+        "The build phase",
+        "Acceptance criteria",
+    ] {
+        assert!(after.contains(shown), "`{shown}` after the seal:\n{after}");
+    }
+    assert!(
+        after.contains("TODO: an intent marked sent is never sent again"),
+        "the published starter, not the learner's file: {after}"
+    );
+    assert!(!after.contains("mine"), "{after}");
 }

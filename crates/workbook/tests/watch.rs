@@ -100,6 +100,18 @@ fn scratch() -> PathBuf {
     root
 }
 
+/// Answers one item of lab `n` and seals the predictions, as a learner would in another
+/// terminal (`cargo labs predict N --seal` seals without running the lab).
+fn seal(root: &Path, n: &str) {
+    for args in [
+        &["predict", n, "--set", "q01=yes"][..],
+        &["predict", n, "--seal"],
+    ] {
+        let out = common::run_cli(root, args);
+        assert!(out.status.success(), "{}", common::stderr(&out));
+    }
+}
+
 struct Watch {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -183,10 +195,36 @@ fn a_save_rechecks_the_lab_and_the_keys_act() {
     let relay = root.join("labs/01-outbox/src/relay.rs");
     let mut watch = Watch::start(&root, &["01"]);
 
+    // Nothing before the seal: no check, no hint; watch says to predict first.
+    let waiting = watch.until("not yet:");
+    assert!(waiting.contains("watching lab 01"), "{waiting}");
+    assert!(waiting.contains("labs/01-outbox/src/relay.rs"), "{waiting}");
+    assert!(waiting.contains("predictions: none yet"), "{waiting}");
+    assert!(
+        waiting.contains("Predict first (`cargo labs predict 01`"),
+        "{waiting}"
+    );
+    std::fs::write(&relay, std::fs::read_to_string(&relay).unwrap() + "\n").unwrap();
+    assert!(
+        watch
+            .until("not yet:")
+            .contains("changed: labs/01-outbox/src/relay.rs")
+    );
+    watch.key("h");
+    watch.until("not yet:");
+    watch.key("c");
+    watch.until("not yet:");
+    // Sealed in another terminal: the first check starts at once.
+    seal(&root, "01");
     let first = watch.until("[1] verdict:");
-    assert!(first.contains("watching lab 01"), "{first}");
-    assert!(first.contains("labs/01-outbox/src/relay.rs"), "{first}");
-    assert!(first.contains("predictions: none yet"), "{first}");
+    assert!(
+        first.contains("[1] predictions sealed → checking lab 01"),
+        "{first}"
+    );
+    assert!(
+        !watch.seen.join("\n").contains("hint 1/"),
+        "no hint before the seal"
+    );
     assert!(
         first.contains("[1] verdict: ✗ 1/2 graded tests pass"),
         "{first}"
@@ -228,7 +266,7 @@ fn a_save_rechecks_the_lab_and_the_keys_act() {
     watch.key("h");
     let hints = common::hint_count("outbox");
     let shown = watch.until("hint 1/");
-    assert!(shown.contains(&format!("hint 1/{hints}:")), "{shown}");
+    assert!(shown.contains(&format!("hint 1/{hints} (new):")), "{shown}");
 
     // An unknown key lists the keys; c checks again without a change.
     watch.key("x");
@@ -236,14 +274,11 @@ fn a_save_rechecks_the_lab_and_the_keys_act() {
     watch.key("c");
     assert!(watch.until("[3] verdict:").contains("check requested"));
 
-    // n: the next lab, checked at once.
+    // n: the next lab, not sealed yet: not checked.
     watch.key("n");
-    let lab2 = watch.until("[4] verdict:");
+    let lab2 = watch.until("not yet:");
     assert!(lab2.contains("watching lab 02"), "{lab2}");
-    assert!(
-        lab2.contains("[4] verdict: ✗ 1/2 graded tests pass"),
-        "{lab2}"
-    );
+    assert!(!lab2.contains("verdict"), "{lab2}");
 
     // A change to predictions.txt is read back (here: a malformed line), not graded.
     std::fs::write(
@@ -258,6 +293,15 @@ fn a_save_rechecks_the_lab_and_the_keys_act() {
     std::fs::remove_file(root.join("labs/02-uncertain-outcomes/predictions.txt")).unwrap();
     watch.key("r");
     assert!(watch.until("error:").contains("Predict first"));
+    watch.until("not yet:");
+
+    // Sealed: lab 02 is checked at once.
+    seal(&root, "02");
+    let lab2 = watch.until("[4] verdict:");
+    assert!(
+        lab2.contains("[4] verdict: ✗ 1/2 graded tests pass"),
+        "{lab2}"
+    );
 
     let all = watch.quit();
     assert!(!all.contains("[5]"), "no check without a reason: {all}");
@@ -294,6 +338,7 @@ fn a_save_rechecks_the_lab_and_the_keys_act() {
 fn quitting_does_not_wait_for_a_running_check_and_stops_it() {
     let root = scratch();
     std::fs::write(root.join("hang"), "").unwrap();
+    seal(&root, "01");
     let mut watch = Watch::start(&root, &["01"]);
     watch.until("checking lab 01");
     // Wait until the (hanging) check runs.

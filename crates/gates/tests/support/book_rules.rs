@@ -1,6 +1,7 @@
 //! The book gate's rules (tests/book.rs), for any lab's chapter in any workbook: the one
-//! order of sections, nothing before Predict that an explanation says, balanced answers,
-//! code that fits the page column, chapter references as links, numbered figures.
+//! order of sections over the chapter's two pages (up to Predict, and after the run),
+//! nothing before Predict that an explanation says, balanced answers, code that fits the
+//! page column, chapter references as links, numbered figures.
 
 use std::path::Path;
 use workbook::meta::Lab;
@@ -11,7 +12,8 @@ use workbook::meta::Lab;
 pub const MAX_COLUMNS: usize = labkit::fault::BOOK_WIDTH;
 
 /// The second-level headings every lab chapter has, in this order (each matched by its
-/// start, case-insensitive, except "promises", matched anywhere).
+/// start, case-insensitive, except "promises", matched anywhere): the chapter's page
+/// ends with the first, the page after the run holds the rest.
 pub const ORDER: &[&str] = &[
     "predict",
     "run",
@@ -45,14 +47,64 @@ pub fn normalise(text: &str) -> String {
     words.join(" ")
 }
 
-/// Where the chapter of `lab` breaks the one order.
-pub fn order_problems(root: &Path, lab: &Lab) -> Vec<String> {
-    let mut problems = Vec::new();
-    let text = std::fs::read_to_string(root.join(&lab.meta.chapter)).unwrap();
-    let headings: Vec<String> = text
+/// The second-level headings of a page, in lower case.
+fn headings(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
         .lines()
         .filter_map(|l| l.strip_prefix("## "))
         .map(|h| h.trim().to_lowercase())
+        .collect()
+}
+
+/// The text of both pages of the chapter of `lab`, as written (includes not expanded).
+pub fn chapter_text(root: &Path, lab: &Lab) -> String {
+    workbook::pages::chapter_pages(root, lab)
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Where the chapter of `lab` is not split as a learner needs it: its page must end with
+/// `## Predict` (no heading after it, so the sidebar lists none), the page after the run
+/// must exist and hold every heading from `## Run it` on, and SUMMARY.md must list that
+/// page under the chapter with the neutral title "After the run".
+pub fn split_problems(root: &Path, lab: &Lab) -> Vec<String> {
+    let mut problems = Vec::new();
+    let [page, after] = workbook::pages::chapter_pages(root, lab);
+    let chapter = &lab.meta.chapter;
+    let before = headings(&page);
+    if before.last().map(String::as_str) != Some("predict") {
+        problems.push(format!(
+            "{chapter}: its last `##` heading must be `## Predict` (found {before:?}); what follows goes on the page after the run"
+        ));
+    }
+    let after_name = after.file_name().unwrap().to_string_lossy().into_owned();
+    if !after.is_file() {
+        problems.push(format!("{chapter}: no page after the run ({after_name})"));
+    }
+    let summary = std::fs::read_to_string(root.join("book/src/SUMMARY.md")).unwrap_or_default();
+    let page_name = page.file_name().unwrap().to_string_lossy().into_owned();
+    let listed = summary
+        .lines()
+        .skip_while(|l| !l.ends_with(&format!("]({page_name})")))
+        .nth(1)
+        .map(str::trim);
+    if listed != Some(format!("- [After the run]({after_name})").as_str()) {
+        problems.push(format!(
+            "SUMMARY.md: `  - [After the run]({after_name})` must follow the entry of {page_name}"
+        ));
+    }
+    problems
+}
+
+/// Where the chapter of `lab` breaks the one order, over its two pages.
+pub fn order_problems(root: &Path, lab: &Lab) -> Vec<String> {
+    let mut problems = Vec::new();
+    let headings: Vec<String> = workbook::pages::chapter_pages(root, lab)
+        .iter()
+        .flat_map(|page| headings(page))
         .collect();
     let position = |wanted: &str| {
         headings.iter().position(|h| {
@@ -290,7 +342,7 @@ pub fn unlinked_chapter_references(path: &Path) -> Vec<String> {
 /// or that the text never refers to.
 pub fn figure_problems(root: &Path, lab: &Lab) -> Vec<String> {
     let mut problems = Vec::new();
-    let text = std::fs::read_to_string(root.join(&lab.meta.chapter)).unwrap();
+    let text = chapter_text(root, lab);
     let mut number = 0;
     for line in text.lines() {
         let Some(start) = line.find("![") else {

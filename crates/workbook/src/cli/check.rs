@@ -5,6 +5,7 @@
 
 use super::{Command, Section};
 use crate::error::{Error, Result};
+use crate::grade::SuiteRun;
 use crate::grade::run::learner_run;
 use crate::grade::scan_learner_files;
 use crate::lab_binary::check_mark;
@@ -12,6 +13,7 @@ use crate::meta::Lab;
 use crate::progress::now_utc;
 use crate::workbook::Workbook;
 use colored::Colorize;
+use std::path::Path;
 
 pub const COMMAND: Command = Command {
     name: "check",
@@ -83,6 +85,48 @@ fn print_tests(lab: &Lab, run: &crate::grade::SuiteRun) {
     }
 }
 
+/// What `check` says of the misconception behind a failing run: the catalogue entries
+/// nearest to it, each with what the run shares with its mutant, or plainly that none is
+/// near. Nothing for a green run or a lab without a catalogue.
+pub fn diagnosis_text(root: &Path, lab: &Lab, run: &SuiteRun) -> String {
+    if run.tests.iter().all(|t| t.passed()) || lab.key.diagnoses.is_empty() {
+        return String::new();
+    }
+    let label = "diagnosis:".cyan().bold();
+    let found = crate::mutants::nearest(lab, run);
+    if found.is_empty() {
+        return format!(
+            "\n{label} none. This failure is not near any mistake the workbook knows for lab {}: reason from the timeline above (which invariant broke first, and what your code believed at that step).\n",
+            lab.meta.number
+        );
+    }
+    let failing = run.tests.iter().filter(|t| !t.passed()).count();
+    let mut out = String::new();
+    for (i, near) in found.iter().enumerate() {
+        let belief = near.diagnosis.misconception.trim_end_matches('.');
+        let section = crate::mutants::section_path(root, &near.diagnosis.section);
+        let why = if near.exact {
+            "fails exactly like this".to_string()
+        } else {
+            format!(
+                "also breaks \"{}\"{} and fails {} of your {failing} failing tests",
+                near.invariant.unwrap_or_default(),
+                if near.first { " first" } else { "" },
+                near.shared_tests
+            )
+        };
+        let lead = match (i, near.exact) {
+            (0, true) => "a solution built on the belief",
+            (0, false) => "nearest known mistake: a solution built on the belief",
+            _ => "or one built on the belief",
+        };
+        out.push_str(&format!(
+            "\n{label} {lead} \"{belief}\" {why}; the chapter says why it does not hold: {section}\n"
+        ));
+    }
+    out
+}
+
 /// `cargo labs check N`: the graded tests, failures with their timelines.
 pub fn check(wb: &Workbook, lab: &Lab) -> Result<()> {
     if let Some(refused) = refusal(wb, lab) {
@@ -108,15 +152,7 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Result<()> {
     for note in run.notes.iter().chain(&scan.notes) {
         println!("{} {}", "note:".yellow().bold(), note.one_line());
     }
-    // Only a failure whose signature a catalogued wrong solution proves gets a name.
-    for diagnosis in crate::mutants::diagnose(lab, &run) {
-        println!(
-            "\n{} a solution built on the belief \"{}\" fails exactly like this; the chapter says why it does not hold: {}",
-            "diagnosis:".cyan().bold(),
-            diagnosis.misconception.trim_end_matches('.'),
-            crate::mutants::section_path(&diagnosis.section)
-        );
-    }
+    print!("{}", diagnosis_text(&wb.root, lab, &run));
     let _ = progress.record_attempt(
         &lab.meta.id,
         "check",
@@ -142,4 +178,79 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Result<()> {
         run.tests.len() - passed,
         lab.meta.number
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diagnosis_text;
+    use crate::grade::{SuiteRun, TestOutcome, TestRun};
+    use std::path::Path;
+
+    fn failing(name: &str, invariant: &str) -> TestRun {
+        TestRun {
+            name: name.into(),
+            outcome: TestOutcome::Failed,
+            output: format!("invariant violated: {invariant} (lab 01, scenario relay, 1 fault)\n"),
+            detail: None,
+        }
+    }
+
+    #[test]
+    fn a_diagnosis_says_how_near_it_is_or_that_none_is() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let lab = crate::meta::teachers_lab("outbox");
+        let refused = (lab.key.diagnoses.iter())
+            .find(|d| d.signature.fails == ["a_refused_intent_stays_unsent"])
+            .expect("the catalogue's refusal entry");
+        let inv = refused.signature.invariant.clone().unwrap();
+        let run = |tests: Vec<TestRun>| SuiteRun {
+            tests,
+            ..SuiteRun::default()
+        };
+        let exact = diagnosis_text(
+            &root,
+            &lab,
+            &run(vec![failing("a_refused_intent_stays_unsent", &inv)]),
+        );
+        let belief = refused.misconception.trim_end_matches('.');
+        assert!(
+            exact.contains(&format!("a solution built on the belief \"{belief}\" fails exactly like this; the chapter says why it does not hold: book/src/01-outbox-after-the-run.md#")),
+            "{exact}"
+        );
+        // One test fewer than the catalogue's "lost response means delivered": near.
+        let near = diagnosis_text(
+            &root,
+            &lab,
+            &run(vec![
+                failing(
+                    "no_effect_is_lost_when_the_network_fails",
+                    "no effect is lost",
+                ),
+                failing("a_refused_intent_stays_unsent", &inv),
+            ]),
+        );
+        assert!(
+            near.contains("nearest known mistake: a solution built on the belief"),
+            "{near}"
+        );
+        assert!(
+            near.contains(
+                "also breaks \"no effect is lost\" first and fails 2 of your 2 failing tests"
+            ),
+            "{near}"
+        );
+        let none = diagnosis_text(
+            &root,
+            &lab,
+            &run(vec![failing(
+                "a_refused_intent_stays_unsent",
+                "nothing known",
+            )]),
+        );
+        assert!(
+            none.contains("diagnosis: none. This failure is not near any mistake"),
+            "{none}"
+        );
+        assert!(diagnosis_text(&root, &lab, &run(Vec::new())).is_empty());
+    }
 }

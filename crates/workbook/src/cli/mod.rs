@@ -15,6 +15,7 @@ mod list;
 mod new;
 mod poll;
 mod predict;
+mod read;
 mod replay;
 mod reset;
 mod run;
@@ -49,6 +50,7 @@ pub struct Command {
 pub const COMMANDS: &[Command] = &[
     status::COMMAND,
     list::COMMAND,
+    read::COMMAND,
     predict::COMMAND,
     run::COMMAND,
     check::COMMAND,
@@ -68,6 +70,14 @@ pub const COMMANDS: &[Command] = &[
 
 fn find(name: &str) -> Option<&'static Command> {
     COMMANDS.iter().find(|c| c.name == name)
+}
+
+/// The names of the learner's commands (`status` is `cargo labs` alone).
+pub fn learner_commands() -> Vec<&'static str> {
+    (COMMANDS.iter())
+        .filter(|c| c.section == Section::Learner)
+        .map(|c| c.name)
+        .collect()
 }
 
 /// True in the teacher's edition (it has the reference solutions).

@@ -181,11 +181,15 @@ fn ask(
         format!("Lab {}: predict before you run.", lab.label()).bold()
     );
     let total = lab.prediction_count();
+    let width = crate::text::terminal_width();
     for (i, check) in lab.meta.checks.iter().enumerate() {
         let id = item_id(i);
         let current = answers.get(&id).map(Answer::show).unwrap_or("?".into());
         loop {
-            let prompt = format!("[{id}/{total}] {}\n  yes or no? [{current}] ", check.ask);
+            let prompt = format!(
+                "{}  yes or no? [{current}] ",
+                item_text(&id, total, &check.ask, &[], width)
+            );
             let Some(input) = read(&prompt) else {
                 return Ok(());
             };
@@ -213,10 +217,8 @@ fn ask(
     for (i, q) in lab.meta.questions.iter().enumerate() {
         let id = item_id(asked + i);
         let current = answers.get(&id).map(Answer::show).unwrap_or("?".into());
-        let mut prompt = format!("\n[{id}/{total}] {}\n", q.prompt.bold());
-        for (letter, text) in &q.options {
-            prompt.push_str(&format!("  {letter}) {text}\n"));
-        }
+        let options: Vec<(&String, &String)> = q.options.iter().collect();
+        let mut prompt = format!("\n{}", item_text(&id, total, &q.prompt, &options, width));
         prompt.push_str(&format!("  your answer [{current}] "));
         loop {
             let Some(input) = read(&prompt) else {
@@ -242,6 +244,25 @@ fn ask(
     Ok(())
 }
 
+/// One item as the prompt shows it, whole: `[q04/20] ` and its text wrapped to `width`
+/// under it, then each option (`a) …`) wrapped the same way.
+pub fn item_text(
+    id: &str,
+    total: usize,
+    text: &str,
+    options: &[(&String, &String)],
+    width: usize,
+) -> String {
+    let head = format!("[{id}/{total}] ");
+    let body = crate::text::indented(text, head.len(), width);
+    let mut out = format!("{head}{}", body.trim_start());
+    for (letter, option) in options {
+        let line = crate::text::indented(&format!("{letter}) {option}"), 5, width);
+        out.push_str(&format!("  {}", line.trim_start()));
+    }
+    out
+}
+
 /// `cargo labs predict N --seal`: seals the predictions as they are and shows nothing
 /// of the run, so a class can predict, seal, discuss and only then run.
 pub fn seal_only(wb: &Workbook, lab: &Lab) -> Result<()> {
@@ -265,4 +286,48 @@ pub fn seal_only(wb: &Workbook, lab: &Lab) -> Result<()> {
     }
     println!("Next: `cargo labs run {}`", lab.meta.number);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::item_text;
+
+    /// Every item of every lab shows whole at the prompt, in lines that fit the width.
+    #[test]
+    fn the_prompt_shows_every_item_whole() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for lab in crate::meta::load_labs(&root).unwrap().labs {
+            let total = lab.prediction_count();
+            let items = (lab.meta.checks.iter().map(|c| (&c.ask, Vec::new()))).chain(
+                lab.meta
+                    .questions
+                    .iter()
+                    .map(|q| (&q.prompt, q.options.iter().collect())),
+            );
+            for (text, options) in items {
+                let shown = item_text("q01", total, text, &options, 60);
+                let flat: Vec<&str> = shown.split_whitespace().collect();
+                let wanted: Vec<&str> = text.split_whitespace().collect();
+                assert_eq!(&flat[1..=wanted.len()], &wanted[..], "{shown}");
+                for (_, option) in &options {
+                    let words = option.split_whitespace().collect::<Vec<_>>().join(" ");
+                    assert!(flat.join(" ").contains(&words), "{shown}");
+                }
+                for line in shown.lines() {
+                    let long_word = line.split_whitespace().any(|w| w.chars().count() > 40);
+                    assert!(line.chars().count() <= 60 || long_word, "{line}");
+                }
+            }
+        }
+        assert_eq!(
+            item_text(
+                "q02",
+                9,
+                "one two three",
+                &[(&"a".to_string(), &"yes".to_string())],
+                60
+            ),
+            "[q02/9] one two three\n  a) yes\n"
+        );
+    }
 }

@@ -7,7 +7,7 @@
 use super::{Args, Command, Section};
 use crate::error::{Error, Result};
 use crate::lab_binary::{check_mark, lab_binary};
-use crate::meta::Lab;
+use crate::meta::{Check, CheckKey, Lab, Question};
 use crate::predictions::{self, Answer, Predictions, Seal};
 use crate::process::{self, Job};
 use crate::progress::{Progress, now_utc};
@@ -113,14 +113,37 @@ pub struct Compared {
     pub id: String,
     /// The question, as the learner read it.
     pub label: String,
-    /// What the item shows, named after the seal: the check's claim (none for a
-    /// multiple-choice question, whose options say it).
-    pub claim: Option<String>,
+    /// What the run showed, named after the seal: a check's claim stated as a finding
+    /// when it holds and labelled a myth when it does not; a multiple-choice question's
+    /// observed option.
+    pub title: String,
     pub predicted: Option<String>,
     pub observed: String,
     pub correct: bool,
     pub revised: bool,
     pub explain: String,
+}
+
+/// The title of a check's explanation: what the run showed. A claim that holds is stated
+/// as the finding; one that does not is labelled a myth, so that a learner who believed
+/// it never reads it as the lesson. `observed_yes` is the run's answer to the question
+/// (the key decides when the run did not report it).
+pub fn check_title(check: &Check, key: &CheckKey, observed_yes: Option<bool>) -> String {
+    let holds = observed_yes.map_or(key.holds, |yes| check.holds_for(yes));
+    let claim = capitalised(key.claim.trim().trim_end_matches('.'));
+    if holds {
+        format!("Shown by the run: {claim}.")
+    } else {
+        format!("A myth, which the run refutes: \"{claim}\".")
+    }
+}
+
+/// The title of a multiple-choice question's explanation: the option the run observed.
+pub fn question_title(question: &Question, observed: Option<&str>) -> String {
+    match observed.and_then(|letter| question.options.get(letter).map(|text| (letter, text))) {
+        Some((letter, text)) => format!("Observed: ({letter}) {text}"),
+        None => "Not observed: the run reported no answer to this question.".to_string(),
+    }
 }
 
 /// Compares predictions with what the run observed, in the lab's order. A run's answer
@@ -130,9 +153,7 @@ pub fn compare(lab: &Lab, predictions: &Predictions, report: &Report) -> Vec<Com
     let ids = lab.item_ids();
     let mut rows = Vec::new();
     for ((check, key), id) in lab.meta.checks.iter().zip(&lab.key.checks).zip(&ids) {
-        let observed = report
-            .checks
-            .iter()
+        let observed = (report.checks.iter())
             .find(|c| c.ask == check.ask)
             .map(|c| c.yes);
         let predicted = predictions.answers.get(id).map(Answer::show);
@@ -144,7 +165,7 @@ pub fn compare(lab: &Lab, predictions: &Predictions, report: &Report) -> Vec<Com
         rows.push(Compared {
             id: id.clone(),
             label: check.ask.clone(),
-            claim: Some(check.claim.clone()).filter(|c| !c.is_empty()),
+            title: check_title(check, key, observed),
             correct: predicted.as_deref() == Some(observed_text.as_str()),
             predicted,
             observed: observed_text,
@@ -153,13 +174,8 @@ pub fn compare(lab: &Lab, predictions: &Predictions, report: &Report) -> Vec<Com
         });
     }
     let asked = lab.meta.checks.len();
-    for ((q, key), id) in lab
-        .meta
-        .questions
-        .iter()
-        .zip(&lab.key.questions)
-        .zip(&ids[asked..])
-    {
+    let questions = lab.meta.questions.iter().zip(&lab.key.questions);
+    for ((q, key), id) in questions.zip(&ids[asked..]) {
         let observed = report.questions.iter().find(|a| a.prompt == q.prompt);
         let predicted = predictions.answers.get(id).map(Answer::show);
         let observed_text = observed.map_or("not reported".to_string(), |a| a.answer.clone());
@@ -167,7 +183,7 @@ pub fn compare(lab: &Lab, predictions: &Predictions, report: &Report) -> Vec<Com
         rows.push(Compared {
             id: id.clone(),
             label: q.prompt.clone(),
-            claim: None,
+            title: question_title(q, observed.map(|a| a.answer.as_str())),
             correct: predicted.as_deref() == Some(observed_text.as_str()),
             predicted,
             observed: observed_text,
@@ -181,7 +197,9 @@ pub fn compare(lab: &Lab, predictions: &Predictions, report: &Report) -> Vec<Com
     rows
 }
 
-pub fn run(wb: &Workbook, lab: &Lab, anyway: bool, explain_all: bool) -> Result<()> {
+/// Refuses to run a lab nothing was predicted for, and asks before sealing a partial
+/// set of predictions (at a terminal; elsewhere it refuses and says how to go on).
+fn ready_to_seal(wb: &Workbook, lab: &Lab, anyway: bool) -> Result<()> {
     let n = &lab.meta.number;
     let path = lab.predictions_path();
     let existing = read_predictions(lab)?;
@@ -192,35 +210,42 @@ pub fn run(wb: &Workbook, lab: &Lab, anyway: bool, explain_all: bool) -> Result<
     let sealed_already = existing.as_ref().is_some_and(|p| p.seal.is_some());
     let answered = existing.as_ref().map_or(0, |p| p.answered());
     let open = lab.prediction_count() - answered;
-    let progress = wb.progress()?;
-    let first_seal = progress.first_seal(&lab.meta.id);
-    if !sealed_already && first_seal.is_none() && !anyway {
-        if answered == 0 {
-            return Err(Error::input(format!(
-                "you have not predicted anything for lab {n} yet. Predict first: `cargo labs predict {n}` (or edit {}), then run. `cargo labs run {n} --anyway` seals empty predictions and runs.",
-                wb.shown(&path)
-            )));
-        }
-        if open > 0
-            && !confirm(&format!(
-                "{open} of {} predictions are unanswered. The run seals them as they are, and an answer given later earns nothing. Seal and run?",
-                lab.prediction_count()
-            ))
-        {
-            let none = BTreeMap::new();
-            let answers = existing.as_ref().map_or(&none, |p| &p.answers);
-            let unanswered = predictions::unanswered(lab, answers);
-            return Err(Error::input(format!(
-                "{open} prediction(s) of lab {n} are unanswered ({}). Answer them (`cargo labs predict {n}`), or seal them as they are with `cargo labs run {n} --anyway`.",
-                super::predict::shown_ids(&unanswered)
-            )));
-        }
+    let first_seal = wb.progress()?.first_seal(&lab.meta.id);
+    if sealed_already || first_seal.is_some() || anyway {
+        return Ok(());
     }
+    if answered == 0 {
+        return Err(Error::input(format!(
+            "you have not predicted anything for lab {n} yet. Predict first: `cargo labs predict {n}` (or edit {}), then run. `cargo labs run {n} --anyway` seals empty predictions and runs.",
+            wb.shown(&path)
+        )));
+    }
+    if open > 0
+        && !confirm(&format!(
+            "{open} of {} predictions are unanswered. The run seals them as they are, and an answer given later earns nothing. Seal and run?",
+            lab.prediction_count()
+        ))
+    {
+        let none = BTreeMap::new();
+        let answers = existing.as_ref().map_or(&none, |p| &p.answers);
+        let unanswered = predictions::unanswered(lab, answers);
+        return Err(Error::input(format!(
+            "{open} prediction(s) of lab {n} are unanswered ({}). Answer them (`cargo labs predict {n}`), or seal them as they are with `cargo labs run {n} --anyway`.",
+            super::predict::shown_ids(&unanswered)
+        )));
+    }
+    Ok(())
+}
+
+pub fn run(wb: &Workbook, lab: &Lab, anyway: bool, explain_all: bool) -> Result<()> {
+    ready_to_seal(wb, lab, anyway)?;
+    let progress = wb.progress()?;
     let predictions = seal(lab, &progress)?;
     println!("running lab {} …", lab.label());
     let report = observe(wb, lab)?;
     let rows = compare(lab, &predictions, &report);
-    print_table(&rows);
+    let width = crate::text::terminal_width();
+    print!("\n{}", table(&rows, width));
     let correct = rows.iter().filter(|r| r.correct).count();
     let pct = 100.0 * correct as f64 / rows.len().max(1) as f64;
     let revised = rows.iter().filter(|r| r.revised).count();
@@ -237,51 +262,48 @@ pub fn run(wb: &Workbook, lab: &Lab, anyway: bool, explain_all: bool) -> Result<
         }
     );
     print_summary(&report);
-    let shown: Vec<&Compared> = rows
-        .iter()
-        .filter(|r| explain_all || !r.correct || r.revised)
-        .collect();
-    if !shown.is_empty() {
-        let title = if explain_all {
-            "Every answer, explained:"
-        } else {
-            "Where the run surprised you (and what you left open):"
-        };
-        println!("\n{}", title.bold());
-        // Only now, after the seal, is each check named by what it shows.
-        for row in shown {
-            println!(
-                "  {} {} {} — {}",
-                if row.correct {
-                    "•".green()
-                } else {
-                    "•".red()
-                },
-                row.id,
-                row.label,
-                row.observed,
-            );
-            match &row.claim {
-                Some(claim) => println!("    {}: {}", capitalised(claim).bold(), row.explain),
-                None => println!("    {}", row.explain),
-            }
-        }
-        if !explain_all {
-            println!("  (`cargo labs run {n} --explain` explains every answer)");
-        }
-    }
-    let _ = progress.record_attempt(&lab.meta.id, "run", &now_utc(), correct, rows.len(), "");
-    println!(
-        "\nNext: build the safe protocol in labs/{}/{} and grade it with `cargo labs check {n}`.",
-        lab.slug(),
-        lab.meta.learner_files.join(", ")
+    print!(
+        "{}",
+        explanations(&rows, explain_all, &lab.meta.number, width)
     );
+    let _ = progress.record_attempt(&lab.meta.id, "run", &now_utc(), correct, rows.len(), "");
+    let graded_green = progress
+        .last(&lab.meta.id, "check")
+        .is_some_and(|g| g.total > 0 && g.passed == g.total);
+    println!("\n{}", next_step(wb, lab, graded_green));
     Ok(())
 }
 
-/// `claim` with its first letter in upper case, as the title of its explanation.
-fn capitalised(claim: &str) -> String {
-    let mut chars = claim.chars();
+/// What to do after a run: the build phase, or, on a lab already graded green, the next
+/// lab.
+pub fn next_step(wb: &Workbook, lab: &Lab, graded_green: bool) -> String {
+    let n = &lab.meta.number;
+    if !graded_green {
+        return format!(
+            "Next: read the rest of the chapter (`cargo labs read {n}`), then build the safe protocol in labs/{}/{} and grade it with `cargo labs check {n}`.",
+            lab.slug(),
+            lab.meta.learner_files.join(", ")
+        );
+    }
+    let labs = &wb.labs.labs;
+    let after = labs
+        .iter()
+        .position(|l| l.meta.id == lab.meta.id)
+        .map(|i| i + 1);
+    match after.and_then(|i| labs.get(i)) {
+        Some(next) => format!(
+            "Next: lab {n} is complete (its graded tests pass). On to lab {m}: `cargo labs read {m}`.",
+            m = next.meta.number
+        ),
+        None => format!(
+            "Next: lab {n} is complete (its graded tests pass), and it is the last lab: `cargo labs grade`."
+        ),
+    }
+}
+
+/// `text` with its first letter in upper case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
     chars
         .next()
         .map(|first| first.to_uppercase().chain(chars).collect())
@@ -304,39 +326,207 @@ fn print_summary(report: &Report) {
     }
 }
 
-fn print_table(rows: &[Compared]) {
-    let width = rows
-        .iter()
-        .map(|r| r.label.chars().count())
-        .max()
-        .unwrap_or(10)
-        .min(60);
-    println!(
-        "\n{}",
+/// The predicted-versus-observed table, every question whole: wrapped in its column to
+/// `width`, its answers beside its first line.
+pub fn table(rows: &[Compared], width: usize) -> String {
+    // "  q01  " + question + "  " + predicted (9) + " " + observed (12) + " ✓ r"
+    let column = width.saturating_sub(7 + 2 + 9 + 1 + 12 + 4).max(24);
+    let mut out = format!(
+        "{}\n",
         format!(
-            "  {:<3}  {:<width$}  {:<9} {:<9}",
+            "  {:<3}  {:<column$}  {:<9} {:<12}",
             "id", "question", "predicted", "observed"
         )
         .bold()
     );
     for row in rows {
-        let mut label: String = row.label.chars().take(width).collect();
-        if row.label.chars().count() > width {
-            label.pop();
-            label.push('…');
-        }
+        let lines = crate::text::wrap(&row.label, column);
         let predicted = row.predicted.clone().unwrap_or("?".into());
         let predicted = if row.predicted.is_none() {
             predicted.yellow()
         } else {
             predicted.normal()
         };
-        println!(
-            "  {:<3}  {label:<width$}  {predicted:<9} {:<9} {}{}",
+        out.push_str(&format!(
+            "  {:<3}  {:<column$}  {predicted:<9} {:<12} {}{}\n",
             row.id,
+            lines[0],
             row.observed,
             check_mark(row.correct),
             if row.revised { " r" } else { "" }
+        ));
+        for line in &lines[1..] {
+            out.push_str(&format!("       {line}\n"));
+        }
+    }
+    out
+}
+
+/// The explanations after the table: of every item with `explain_all`, else of those
+/// predicted wrong, left open or revised; each titled by what the run showed. Always
+/// ends by pointing to `--explain` unless it was given.
+pub fn explanations(rows: &[Compared], explain_all: bool, n: &str, width: usize) -> String {
+    let shown: Vec<&Compared> = (rows.iter())
+        .filter(|r| explain_all || !r.correct || r.revised)
+        .collect();
+    let mut out = String::new();
+    if !shown.is_empty() {
+        let title = if explain_all {
+            "Every answer, explained:"
+        } else {
+            "Where the run surprised you (and what you left open):"
+        };
+        out.push_str(&format!("\n{}\n", title.bold()));
+    }
+    for row in shown {
+        let mark = if row.correct {
+            "•".green()
+        } else {
+            "•".red()
+        };
+        let predicted = row.predicted.as_deref().unwrap_or("?");
+        out.push_str(&format!("\n  {mark} {} ", row.id));
+        out.push_str(crate::text::indented(&row.label, 6, width).trim_start());
+        out.push_str(&format!(
+            "      predicted {predicted}, observed {}\n",
+            row.observed
+        ));
+        out.push_str(&format!(
+            "{}",
+            crate::text::indented(&row.title, 4, width).bold()
+        ));
+        out.push_str(&crate::text::indented(&row.explain, 4, width));
+    }
+    if !explain_all {
+        out.push_str(&format!(
+            "\n(`cargo labs run {n} --explain` explains every answer, the right ones too)\n"
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::meta::load_labs;
+    use std::path::Path;
+
+    fn root() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    fn row(id: &str, label: &str, correct: bool) -> Compared {
+        Compared {
+            id: id.into(),
+            label: label.into(),
+            title: "Shown by the run: it holds.".into(),
+            predicted: Some("yes".into()),
+            observed: if correct { "yes" } else { "no" }.into(),
+            correct,
+            revised: false,
+            explain: "Because the run showed it.".into(),
+        }
+    }
+
+    /// Every lab's every item: a claim that does not hold is never a title stated as
+    /// fact, and a multiple-choice title is the option the run observed.
+    #[test]
+    fn no_explanation_of_a_myth_is_titled_as_a_fact() {
+        let labs = load_labs(&root()).unwrap().labs;
+        assert_eq!(labs.len(), 10);
+        let mut myths = 0;
+        for lab in &labs {
+            for (check, key) in lab.meta.checks.iter().zip(&lab.key.checks) {
+                let observed = Some(check.answer_for(key.holds));
+                let title = check_title(check, key, observed);
+                assert_eq!(title, check_title(check, key, None), "{title}");
+                let claim = capitalised(key.claim.trim().trim_end_matches('.'));
+                if key.holds {
+                    assert_eq!(title, format!("Shown by the run: {claim}."));
+                } else {
+                    myths += 1;
+                    assert!(
+                        title.starts_with("A myth, which the run refutes: \""),
+                        "{title}"
+                    );
+                    assert!(
+                        !title.starts_with(&claim),
+                        "lab {}: {title}",
+                        lab.meta.number
+                    );
+                }
+            }
+            for (q, key) in lab.meta.questions.iter().zip(&lab.key.questions) {
+                let title = question_title(q, Some(&key.answer));
+                assert_eq!(
+                    title,
+                    format!("Observed: ({}) {}", key.answer, q.options[&key.answer])
+                );
+            }
+        }
+        assert!(myths > 50, "the labs' myths: {myths}");
+    }
+
+    #[test]
+    fn the_table_shows_every_question_whole_wrapped_to_the_width() {
+        let same_start = "When the in-flight commit lands before the database's next commit, and the next process reads the row";
+        let rows = [
+            row("q01", &format!("{same_start}, how many charges?"), true),
+            row("q02", &format!("{same_start}, how many rows?"), false),
+        ];
+        let shown = table(&rows, 80);
+        for row in &rows {
+            let words: Vec<&str> = row.label.split_whitespace().collect();
+            let flat = shown.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(flat.contains(&words.join(" ")) || words.iter().all(|w| flat.contains(w)));
+        }
+        assert!(shown.contains("how many charges?") && shown.contains("how many rows?"));
+        for line in shown.lines() {
+            assert!(
+                crate::text::strip_ansi(line).chars().count() <= 80,
+                "{line}"
+            );
+        }
+        assert!(shown.lines().count() > 3, "the questions wrap: {shown}");
+    }
+
+    #[test]
+    fn explanations_are_titled_and_always_point_to_explain() {
+        let right = [row("q01", "Does it hold?", true)];
+        let quiet = explanations(&right, false, "02", 80);
+        assert_eq!(
+            quiet,
+            "\n(`cargo labs run 02 --explain` explains every answer, the right ones too)\n"
+        );
+        let all = explanations(&right, true, "02", 80);
+        assert!(all.contains("Every answer, explained:"), "{all}");
+        assert!(
+            all.contains("q01 Does it hold?\n      predicted yes, observed yes\n"),
+            "{all}"
+        );
+        assert!(
+            all.contains("    Shown by the run: it holds.\n    Because the run showed it.\n"),
+            "{all}"
+        );
+        assert!(!all.contains("--explain"), "{all}");
+        let wrong = explanations(&[row("q02", "Does it?", false)], false, "02", 80);
+        assert!(wrong.contains("Where the run surprised you"), "{wrong}");
+        assert!(wrong.contains("--explain"), "{wrong}");
+    }
+
+    #[test]
+    fn a_finished_lab_is_not_sent_back_to_its_build_phase() {
+        let wb = Workbook::load(root()).unwrap();
+        let first = &wb.labs.labs[0];
+        let building = next_step(&wb, first, false);
+        assert!(building.contains("build the safe protocol") && building.contains("check 01"));
+        let done = next_step(&wb, first, true);
+        assert!(!done.contains("build the safe protocol"), "{done}");
+        assert!(done.contains("lab 01 is complete") && done.contains("`cargo labs read 02`"));
+        let last = next_step(&wb, wb.labs.labs.last().unwrap(), true);
+        assert!(
+            last.contains("it is the last lab: `cargo labs grade`"),
+            "{last}"
         );
     }
 }
