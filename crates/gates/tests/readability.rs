@@ -1,8 +1,9 @@
 //! A lab a learner can read: every file a learner reads (a lab's sources, its graded
 //! suite) fits a few screens, no function in them runs past a screen, and the learner's
-//! file imports the world it talks to without that world importing it back (the harness
-//! calls the learner; the learner never calls the harness). The measures are in
-//! common/readability.rs, which the scaffold's test applies to a new lab too.
+//! file imports the world it talks to without that world importing it back: the
+//! learner's file is a crate of its own that depends on the lab's harness, never the
+//! reverse, and reaches neither the kit nor the graded suites' harness. The measures are
+//! in support/readability.rs, which the scaffold's test applies to a new lab too.
 
 #[path = "../../workbook/tests/common/mod.rs"]
 mod common;

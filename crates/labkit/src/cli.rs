@@ -24,19 +24,21 @@ fn stale_token_message(scenario: &str, token: &Token, reason: &str) -> String {
     )
 }
 
-/// Replays one schedule of a named scenario.
-pub type ReplayFn = fn(&Token) -> Replay;
+/// Replays one schedule of a named scenario, running the learner's code `L`.
+pub type ReplayFn<L> = fn(L, &Token) -> Replay;
 
-/// What a lab binary offers.
-pub struct LabBinary {
+/// What a lab binary offers. `L` is the learner's code as the lab's harness takes it (a
+/// struct of the learner's functions): the binary hands it to every replay and figure.
+pub struct LabBinary<L: Copy + 'static> {
+    pub learner: L,
     pub observe: fn() -> Report,
-    pub scenarios: &'static [(&'static str, ReplayFn)],
+    pub scenarios: &'static [(&'static str, ReplayFn<L>)],
     /// The SVG figures the book includes: (file name, content).
-    pub figures: fn() -> Vec<(&'static str, String)>,
+    pub figures: fn(L) -> Vec<(&'static str, String)>,
 }
 
 /// Runs the lab binary's command line.
-pub fn lab_main(lab: LabBinary) -> ExitCode {
+pub fn lab_main<L: Copy + 'static>(lab: LabBinary<L>) -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
@@ -62,8 +64,11 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
         }
         ["figures", dir, rest @ ..] if rest.is_empty() || rest == ["--check"] => {
             let check = rest == ["--check"];
-            match crate::figure::write_or_check(std::path::Path::new(dir), &(lab.figures)(), check)
-            {
+            match crate::figure::write_or_check(
+                std::path::Path::new(dir),
+                &(lab.figures)(lab.learner),
+                check,
+            ) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(message) => {
                     eprintln!("{message}");
@@ -93,7 +98,7 @@ pub fn lab_main(lab: LabBinary) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let replayed = replay(&token);
+            let replayed = replay(lab.learner, &token);
             if let Fit::Stale(reason) = &replayed.fit {
                 eprintln!("{}", stale_token_message(scenario, &token, reason));
                 return ExitCode::from(STALE_TOKEN_EXIT);

@@ -19,6 +19,9 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
+/// One submission graded: its grade, what was taken of it, and the seconds it took.
+type Graded = ((Grade, Vec<Taken>), f64);
+
 /// Everything a class grading shares.
 struct Grader<'a> {
     wb: &'a Workbook,
@@ -300,8 +303,8 @@ impl Grader<'_> {
         slots: &[Slot],
         named: &[Learner],
         dirs: &[PathBuf],
-    ) -> Result<Vec<((Grade, Vec<Taken>), f64)>> {
-        type Done = Option<Result<((Grade, Vec<Taken>), f64)>>;
+    ) -> Result<Vec<Graded>> {
+        type Done = Option<Result<Graded>>;
         let next = Mutex::new(0usize);
         let done: Mutex<Vec<Done>> = Mutex::new((0..dirs.len()).map(|_| None).collect());
         std::thread::scope(|scope| {

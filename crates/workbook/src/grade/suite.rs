@@ -104,7 +104,8 @@ pub fn run(
     let started = Instant::now();
     let original = original.filter(|_| env.verify_binary);
     let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<(TestRun, Vec<Note>)>>> = Mutex::new(vec![None; expected.len()]);
+    type Reported = Option<(TestRun, Vec<Note>)>;
+    let results: Mutex<Vec<Reported>> = Mutex::new(vec![None; expected.len()]);
     let tampered = AtomicBool::new(false);
     std::thread::scope(|scope| {
         for _ in 0..env.jobs.clamp(1, expected.len().max(1)) {
