@@ -3,10 +3,12 @@
 
 use labkit::fault::{self, Token, Violation};
 use outbox::invariants::{ALL_INVARIANTS, Invariant, report};
-use outbox::relay::apply_effect;
-use outbox::scenarios::{explore_refused, explore_relay, relay_scenario};
+use outbox::scenarios::{Protocol, explore_refused, explore_relay, relay_scenario};
 use outbox::world::{Delivery, Faults, RECEIVER_SCHEMA, ReceiverError};
 use rusqlite::Connection;
+
+/// Your `relay_outbox` and `apply_effect` (`src/relay.rs`), as the scenarios take them.
+const YOURS: Protocol = outbox::learner!();
 
 // The graded tests, in the order they are reported (see the `graded` crate).
 graded::suite![
@@ -45,7 +47,7 @@ fn deliver(
     log: &mut Vec<String>,
 ) -> Result<Delivery, String> {
     let tx = db.transaction().unwrap();
-    let answer = apply_effect(&tx, order_id, amount).map_err(|e| match e {
+    let answer = (YOURS.apply_effect)(&tx, order_id, amount).map_err(|e| match e {
         ReceiverError::IdentityCollision { held, .. } => format!("IdentityCollision (held {held})"),
         other => format!("{other:?}"),
     });
@@ -111,27 +113,27 @@ fn a_different_amount_under_the_same_identity_is_rejected() {
 }
 
 fn the_fault_free_relay_delivers_every_intent_once() {
-    explore_relay(0, Faults::All, &ALL_INVARIANTS).assert_ok();
+    explore_relay(YOURS, 0, Faults::All, &ALL_INVARIANTS).assert_ok();
 }
 
 fn no_effect_is_lost_when_the_network_fails() {
-    explore_relay(1, Faults::NetworkOnly, &[Invariant::NoEffectLost]).assert_ok();
+    explore_relay(YOURS, 1, Faults::NetworkOnly, &[Invariant::NoEffectLost]).assert_ok();
 }
 
 fn no_effect_is_lost_when_the_relay_crashes() {
-    explore_relay(1, Faults::CrashesOnly, &[Invariant::NoEffectLost]).assert_ok();
+    explore_relay(YOURS, 1, Faults::CrashesOnly, &[Invariant::NoEffectLost]).assert_ok();
 }
 
 fn no_effect_is_applied_twice_when_a_response_is_lost_or_the_relay_crashes() {
-    explore_relay(1, Faults::All, &[Invariant::NoEffectTwice]).assert_ok();
+    explore_relay(YOURS, 1, Faults::All, &[Invariant::NoEffectTwice]).assert_ok();
 }
 
 fn exactly_once_under_every_schedule_with_two_faults() {
-    explore_relay(2, Faults::All, &ALL_INVARIANTS).assert_ok_reaching(2);
+    explore_relay(YOURS, 2, Faults::All, &ALL_INVARIANTS).assert_ok_reaching(2);
 }
 
 fn a_refused_intent_stays_unsent() {
-    explore_refused(1).assert_ok_reaching(1);
+    explore_refused(YOURS, 1).assert_ok_reaching(1);
 }
 
 fn every_schedule_replays_identically() {
@@ -143,7 +145,7 @@ fn every_schedule_replays_identically() {
         "v2:0.0.0.1.0.2@b0575",
     ]);
     let checked = fault::check_determinism(&sample, |sim| {
-        relay_scenario(sim, Faults::All, &ALL_INVARIANTS)
+        relay_scenario(YOURS, sim, Faults::All, &ALL_INVARIANTS)
     });
     match checked {
         Ok(n) => assert!(

@@ -5,8 +5,12 @@ use labkit::fault::{self, Token};
 use pretty_assertions::assert_eq;
 use uncertain_outcomes::invariants::{ALL_EVIDENCE, ALL_INVARIANTS, Evidence, Invariant};
 use uncertain_outcomes::scenarios::{
-    Rerun, explore_reconciliation, explore_settlement, settlement_scenario, settlement_scope,
+    Protocol, Rerun, explore_reconciliation, explore_settlement, settlement_scenario,
+    settlement_scope,
 };
+
+/// Your `settle` and `reconcile` (`src/settlement.rs`), as the scenarios take them.
+const YOURS: Protocol = uncertain_outcomes::learner!();
 
 // The graded tests, in the order they are reported (see the `graded` crate).
 graded::suite![
@@ -21,42 +25,42 @@ graded::suite![
 ];
 
 fn the_fault_free_settlement_charges_each_intent_once() {
-    explore_settlement(Rerun::AtOnce, 0, &ALL_INVARIANTS).assert_ok();
+    explore_settlement(YOURS, Rerun::AtOnce, 0, &ALL_INVARIANTS).assert_ok();
 }
 
 fn no_intent_is_charged_twice_when_a_commit_aborts_or_times_out() {
     // Every schedule with one fault; the job runs again a minute after a stop.
-    explore_settlement(Rerun::AtOnce, 1, &[Invariant::ChargedAtMostOnce]).assert_ok();
+    explore_settlement(YOURS, Rerun::AtOnce, 1, &[Invariant::ChargedAtMostOnce]).assert_ok();
 }
 
 fn every_charge_has_its_intent_recorded_when_a_process_stops() {
-    explore_settlement(Rerun::AtOnce, 1, &[Invariant::RecordedBeforeCharged]).assert_ok();
+    explore_settlement(YOURS, Rerun::AtOnce, 1, &[Invariant::RecordedBeforeCharged]).assert_ok();
 }
 
 fn no_intent_is_charged_again_when_the_job_runs_again_the_next_day() {
     // Every schedule with one fault; the job runs again a day after a stop, when the
     // processor has pruned every idempotency key the stopped process used.
-    explore_settlement(Rerun::NextDay, 1, &[Invariant::ChargedAtMostOnce]).assert_ok();
+    explore_settlement(YOURS, Rerun::NextDay, 1, &[Invariant::ChargedAtMostOnce]).assert_ok();
 }
 
 fn every_intent_is_settled_exactly_once_under_every_schedule_with_two_faults() {
     // The job runs again a minute or a day after a stop: the fault core chooses, and a
     // day is one of the two faults.
-    explore_settlement(Rerun::EitherWay, 2, &ALL_INVARIANTS).assert_ok_reaching(2);
+    explore_settlement(YOURS, Rerun::EitherWay, 2, &ALL_INVARIANTS).assert_ok_reaching(2);
 }
 
 fn reconciliation_relates_every_receipt_to_its_intent() {
-    explore_reconciliation(0, &[Evidence::EveryReceiptRelated]).assert_ok();
+    explore_reconciliation(YOURS, 0, &[Evidence::EveryReceiptRelated]).assert_ok();
 }
 
 fn reconciliation_keeps_the_evidence_under_every_schedule_with_two_faults() {
-    explore_reconciliation(2, &ALL_EVIDENCE).assert_ok_reaching(2);
+    explore_reconciliation(YOURS, 2, &ALL_EVIDENCE).assert_ok_reaching(2);
 }
 
 fn every_schedule_replays_identically() {
     // A sample of one-fault schedules of the learner's own code, each replayed twice.
     let all = fault::explore_all(settlement_scope(Rerun::EitherWay, 1), |sim| {
-        settlement_scenario(sim, Rerun::EitherWay, &ALL_INVARIANTS)
+        settlement_scenario(YOURS, sim, Rerun::EitherWay, &ALL_INVARIANTS)
     });
     let sample: Vec<Token> = all
         .runs
@@ -65,7 +69,7 @@ fn every_schedule_replays_identically() {
         .map(|r| r.token.clone())
         .collect();
     let checked = fault::check_determinism(&sample, |sim| {
-        settlement_scenario(sim, Rerun::EitherWay, &ALL_INVARIANTS)
+        settlement_scenario(YOURS, sim, Rerun::EitherWay, &ALL_INVARIANTS)
     });
     assert_eq!(checked, Ok(sample.len()));
 }

@@ -1,9 +1,12 @@
 //! Lab 07 graded suite, compiled into both the learner's crate and the reference
 //! solution. Run it with `cargo labs check 07`.
 
-use file_sets::scenarios::{Scenario, explore_scenario, run_scenario};
+use file_sets::scenarios::{Protocol, Scenario, explore_scenario, run_scenario};
 use labkit::fault::{self, Token};
 use pretty_assertions::assert_eq;
+
+/// Your bindings and functions (`src/publication.rs`), as the scenarios take them.
+const YOURS: Protocol = file_sets::learner!();
 
 // The graded tests, in the order they are reported (see the `graded` crate).
 graded::suite![
@@ -20,13 +23,13 @@ graded::suite![
 const FAULTS: usize = 2;
 
 fn the_fault_free_publication_is_accepted_and_reported() {
-    explore_scenario(Scenario::Publish, 0).assert_ok();
-    explore_scenario(Scenario::Consume, 0).assert_ok();
+    explore_scenario(YOURS, Scenario::Publish, 0).assert_ok();
+    explore_scenario(YOURS, Scenario::Consume, 0).assert_ok();
 }
 
 fn no_consumer_reports_from_an_incomplete_or_mixed_set() {
     for scenario in [Scenario::Publish, Scenario::Consume] {
-        let exploration = explore_scenario(scenario, FAULTS);
+        let exploration = explore_scenario(YOURS, scenario, FAULTS);
         // The bound is real: two-fault schedules ran, and the scope stays small.
         exploration.assert_ok_reaching(2);
         assert!(
@@ -38,15 +41,15 @@ fn no_consumer_reports_from_an_incomplete_or_mixed_set() {
 }
 
 fn a_crashed_publication_can_be_abandoned_without_a_dangling_manifest() {
-    explore_scenario(Scenario::Abandon, FAULTS).assert_ok();
+    explore_scenario(YOURS, Scenario::Abandon, FAULTS).assert_ok();
 }
 
 fn only_the_publisher_identity_changes_the_manifest() {
-    explore_scenario(Scenario::Analyst, FAULTS).assert_ok();
+    explore_scenario(YOURS, Scenario::Analyst, FAULTS).assert_ok();
 }
 
 fn a_second_publisher_never_rolls_the_manifest_back() {
-    explore_scenario(Scenario::Race, FAULTS).assert_ok_reaching(2);
+    explore_scenario(YOURS, Scenario::Race, FAULTS).assert_ok_reaching(2);
 }
 
 /// Sample tokens of every scenario (a token names the choices of one scenario, so each
@@ -108,7 +111,7 @@ fn every_schedule_replays_identically() {
     assert_eq!(SAMPLES.map(|(scenario, _)| scenario), Scenario::ALL);
     for (scenario, sample) in SAMPLES {
         let sample = Token::parse_all(&sample);
-        let checked = fault::check_determinism(&sample, |sim| run_scenario(sim, scenario));
+        let checked = fault::check_determinism(&sample, |sim| run_scenario(YOURS, sim, scenario));
         assert_eq!(checked, Ok(sample.len()), "scenario {}", scenario.name());
     }
 }

@@ -5,8 +5,11 @@
 
 use labkit::fault::{self, CrashMatrix, Token, output_width};
 use pending_streams::scenarios::{
-    batch_scenario, explore_batch, explore_case, explore_every_single_fault,
+    Protocol, batch_scenario, explore_batch, explore_case, explore_every_single_fault,
 };
+
+/// Your `run_coordinator` (`src/coordinator.rs`), as the scenarios take it.
+const YOURS: Protocol = pending_streams::learner!();
 
 // The graded tests, in the order they are reported (see the `graded` crate).
 graded::suite![
@@ -22,39 +25,39 @@ graded::suite![
 
 /// No fault: both ranges committed once, D1 COMMITTED with the service's commit time.
 fn the_fault_free_batch_commits_once_and_records_the_commit_time() {
-    explore_batch(0).assert_ok();
+    explore_batch(YOURS, 0).assert_ok();
 }
 
 /// The chapter's headline: the group is committed and the response is lost. The
 /// coordinator settles it by inspecting the streams (GetWriteStream's commit_time), keeps
 /// that commit time, and creates no replacement stream.
 fn a_lost_commit_response_is_settled_by_inspection_not_by_replay() {
-    explore_case("lost-commit").assert_ok();
+    explore_case(YOURS, "lost-commit").assert_ok();
 }
 
 /// The commit request never reaches the service. Inspection shows no commit time, so
 /// the same group is committed again, and that commit's time is recorded.
 fn a_commit_lost_before_it_was_applied_is_sent_again() {
-    explore_case("lost-request").assert_ok();
+    explore_case(YOURS, "lost-request").assert_ok();
 }
 
 /// W1's append is applied and its response lost. The range keeps its stream: the rows are
 /// resent at the same offset (or found there), and no second stream receives them.
 fn a_lost_append_response_is_finished_on_the_same_stream() {
-    explore_case("lost-append").assert_ok();
+    explore_case(YOURS, "lost-append").assert_ok();
 }
 
 fn no_row_is_lost_or_doubled_when_one_fault_strikes() {
-    explore_batch(1).assert_ok_reaching(1);
+    explore_batch(YOURS, 1).assert_ok_reaching(1);
 }
 
 fn exactly_once_under_every_schedule_with_two_faults() {
-    explore_batch(2).assert_ok_reaching(2);
+    explore_batch(YOURS, 2).assert_ok_reaching(2);
 }
 
 /// Every one-fault schedule passes, and the lost commit response is among them.
 fn the_crash_matrix_has_no_failing_cell() {
-    let exploration = explore_every_single_fault();
+    let exploration = explore_every_single_fault(YOURS);
     let matrix = CrashMatrix::from_exploration(&exploration);
     if let Some(failure) = &exploration.failure {
         let width = output_width();
@@ -77,7 +80,7 @@ fn every_schedule_replays_identically() {
         "v2:0.0.0.0.0.1.0.0.0.0.0.0.0.1@e2946",
         "v2:0.0.0.0.0.0.0.0.0.0.1.0.0.0.0.0.0.0.0.0.0.1@34d43",
     ]);
-    if let Err(difference) = fault::check_determinism(&sample, batch_scenario) {
+    if let Err(difference) = fault::check_determinism(&sample, |sim| batch_scenario(YOURS, sim)) {
         panic!("{difference}");
     }
 }

@@ -4,9 +4,11 @@
 use labkit::fault::{self, Failure, Token};
 use topic_to_table::invariants::{exactly_once_in_the_sink, faults_fired, no_loss};
 use topic_to_table::scenarios::{
-    CHAOS_SEED, Config, Invariant, chaos_run, explore_direct, explore_small, learner_protocol,
-    small_scope,
+    CHAOS_SEED, Config, Invariant, Protocol, chaos_run, explore_direct, explore_small, small_scope,
 };
+
+/// Your transaction bodies (`src/pipeline.rs`), as the scenarios take them.
+const YOURS: Protocol = topic_to_table::learner!();
 
 // The graded tests, in the order they are reported (see the `graded` crate).
 graded::suite![
@@ -21,19 +23,19 @@ graded::suite![
 ];
 
 fn an_aborted_producer_attempt_keeps_its_sequence_number() {
-    explore_direct("producer", 2).assert_ok_reaching(2);
+    explore_direct(YOURS, "producer", 2).assert_ok_reaching(2);
 }
 
 fn a_rolled_back_consumer_attempt_reads_the_same_batch_again() {
-    explore_direct("consumer", 2).assert_ok_reaching(2);
+    explore_direct(YOURS, "consumer", 2).assert_ok_reaching(2);
 }
 
 fn an_unknown_commit_outcome_is_settled_by_reading_durable_state() {
-    explore_direct("unknown", 1).assert_ok_reaching(1);
+    explore_direct(YOURS, "unknown", 1).assert_ok_reaching(1);
 }
 
 fn every_schedule_of_the_small_scope_with_two_faults_keeps_exactly_once() {
-    let exploration = explore_small(2);
+    let exploration = explore_small(YOURS, 2);
     exploration.assert_ok_reaching(2);
     assert!(
         exploration.schedules <= 50_000,
@@ -49,7 +51,7 @@ fn report(failure: Option<Failure>) {
 }
 
 fn chaos(invariant: Invariant) {
-    let (_, failure) = chaos_run(CHAOS_SEED, Config::CHAOS, learner_protocol(), invariant);
+    let (_, failure) = chaos_run(CHAOS_SEED, Config::CHAOS, YOURS, invariant);
     report(failure);
 }
 
@@ -66,7 +68,7 @@ fn lock_conflicts_fired_and_the_retry_loop_absorbed_them() {
 }
 
 fn the_same_seed_gives_the_same_run() {
-    let run = || chaos_run(CHAOS_SEED, Config::CHAOS, learner_protocol(), no_loss).0;
+    let run = || chaos_run(CHAOS_SEED, Config::CHAOS, YOURS, no_loss).0;
     let (first, second) = (run(), run());
     assert!(
         first.signals == second.signals && first.windows == second.windows,
@@ -79,5 +81,8 @@ fn the_same_seed_gives_the_same_run() {
         "v2:0.0.0.0.0.0.0.3@68c04",
         "v2:0.0.0.3.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.4@e7053",
     ]);
-    assert_eq!(fault::check_determinism(&tokens, small_scope), Ok(3));
+    assert_eq!(
+        fault::check_determinism(&tokens, |sim| small_scope(YOURS, sim)),
+        Ok(3)
+    );
 }

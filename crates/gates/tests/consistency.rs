@@ -9,7 +9,7 @@ mod common;
 
 use common::{labs, repo as root};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 use workbook::blob::file_blob;
 use workbook::grade::run::{GradedSuite, LabRun, RunEnv, SuiteRun, build_and_run};
@@ -172,17 +172,6 @@ fn lab_metadata_is_complete_and_unique() {
     report(problems);
 }
 
-fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            source_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn published_hashes_match_the_files() {
     let root = root();
@@ -199,24 +188,14 @@ fn published_hashes_match_the_files() {
                 Err(e) => problems.push(format!("lab {}: {path}: {e}", lab.meta.number)),
             }
         }
-        let slug = lab.slug();
-        // Everything the learner's crate is built from: its manifest, every source file
-        // (the learner's own included, for `reset`), and the graded suite.
-        let mut required: Vec<String> = vec![
-            lab.meta.graded_suite.clone(),
-            format!("labs/{slug}/Cargo.toml"),
-        ];
-        let mut sources = Vec::new();
-        source_files(&lab.dir.join("src"), &mut sources);
-        required.extend(sources.iter().map(|p| {
-            p.strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/")
-        }));
-        for path in required {
+        // Everything the learner's crate and the harness are built from: their manifests,
+        // every source file (the learner's own included, for `reset`), the graded suite.
+        for path in lab.publishable(&root) {
             if !lab.meta.published.contains_key(&path) {
-                problems.push(format!("lab {}: [published] lacks {path}", lab.meta.number));
+                problems.push(format!(
+                    "lab {}: [published] lacks {path}: run `cargo labs bless {}`",
+                    lab.meta.number, lab.meta.number
+                ));
             }
         }
     }

@@ -2,9 +2,10 @@
 //! suite, its reference solution's learner files, and the sources of the crates a learner
 //! opens: the simulators and the kit) fits a few screens, no function in them runs past a
 //! screen, and the learner's file imports the world it talks to without that world
-//! importing it back (the harness calls the learner; the learner never calls the
-//! harness). The measures are in support/readability.rs, which the scaffold's test
-//! applies to a new lab too.
+//! importing it back: the learner's file is a crate of its own that depends on the lab's
+//! harness, never the reverse, and reaches neither the kit nor the graded suites'
+//! harness. The measures are in support/readability.rs, which the scaffold's test applies
+//! to a new lab too.
 //!
 //! What was over the limits when the rule came to the crates is listed, with its length,
 //! in support/oversized.toml: a listed item may not grow, a new one may not break a limit,

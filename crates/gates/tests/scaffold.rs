@@ -1,13 +1,14 @@
-//! `cargo labs new NN-slug "Title"` scaffolds a lab the gates accept as it is. Proven in
-//! a scratch copy of the workbook that holds only what a lab needs (the workspace
-//! manifest without the template lab, the lock file, crates/labkit and crates/graded, book.toml,
-//! SUMMARY.md) with its own target folder, by the gates' own logic: the files are laid
-//! out as CONTRIBUTING.md says and formatted; the metadata, published hashes, predictions
-//! page and book includes are right; the chapter keeps the book's rules and the sources
-//! the readability limits; the solution passes every graded test, the starter fails
-//! exactly `starter_fails` on an invariant, every entry of the catalogue is rejected as
-//! its mutant.toml says, the observed verdicts equal the answer keys and the figures are
-//! current. And `new` refuses a taken number or id, and never overwrites a file.
+//! `cargo labs new NN-slug "Title"` scaffolds a lab the gates accept as it is. Proven
+//! in a scratch copy of the workbook that holds only what a lab needs (the workspace
+//! manifest without the template lab, the lock file, crates/labkit and crates/graded,
+//! book.toml, SUMMARY.md) with its own target folder, by the gates' own logic: the
+//! files are laid out as CONTRIBUTING.md says and formatted; the metadata, published
+//! hashes, predictions page and book includes are right; the chapter keeps the book's
+//! rules and the sources the readability limits; the solution passes every graded test,
+//! the starter fails exactly `starter_fails` on an invariant, every entry of the
+//! catalogue is rejected as its mutant.toml says, the observed verdicts equal the
+//! answer keys and the figures are current. And `new` refuses a taken number or id, and
+//! never overwrites a file.
 
 #[path = "../../workbook/tests/common/mod.rs"]
 mod common;
@@ -17,11 +18,12 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use support::{book_rules, catalogue, readability};
+use support::{book_rules, readability};
 use workbook::blob::file_blob;
 use workbook::grade::TestOutcome;
 use workbook::grade::run::{GradedSuite, LabRun, RunEnv, SuiteRun, build_and_run};
 use workbook::meta::{Lab, load_labs, predictions_page};
+use workbook::mutants::gate as catalogue;
 use workbook::mutants::{Mutant, catalogue as entries_of};
 use workbook::process::{self, Finished, Job, cargo};
 
@@ -72,8 +74,9 @@ fn scratch_workbook() -> PathBuf {
             &std::fs::read_to_string(root().join(file)).unwrap(),
         );
     }
-    for kit in ["crates/labkit", "crates/graded"] {
-        copy_tree(&root().join(kit), &scratch.join(kit));
+    // The kit, and the graded suites' harness the labs' suites link.
+    for krate in ["crates/labkit", "crates/graded"] {
+        copy_tree(&root().join(krate), &scratch.join(krate));
     }
     std::fs::create_dir_all(scratch.join("labs")).unwrap();
     scratch
@@ -106,6 +109,7 @@ fn files_are_laid_out_and_formatted(dir: &Path) {
     let mut sources = Vec::new();
     for file in [
         "labs/11-retried-writes/Cargo.toml",
+        "labs/11-retried-writes/harness/Cargo.toml",
         "labs/11-retried-writes/lab.toml",
         "labs/11-retried-writes/src/lib.rs",
         "labs/11-retried-writes/src/main.rs",
@@ -116,7 +120,6 @@ fn files_are_laid_out_and_formatted(dir: &Path) {
         "labs/11-retried-writes/src/figures.rs",
         "labs/11-retried-writes/src/observe/mod.rs",
         "solutions/11-retried-writes/Cargo.toml",
-        "solutions/11-retried-writes/src/lib.rs",
         "solutions/11-retried-writes/src/receiver.rs",
         "solutions/11-retried-writes/mutants/identity-by-amount/mutant.toml",
         "tests/11_retried_writes.rs",
@@ -167,8 +170,12 @@ fn metadata_is_right(dir: &Path, lab: &Lab) {
             "published hash of {path}"
         );
     }
-    // What the consistency gate requires: the manifest, every source, the suite.
-    let mut required = vec![dir.join(&m.graded_suite), lab.dir.join("Cargo.toml")];
+    // What the consistency gate requires: the manifests, every source, the suite.
+    let mut required = vec![
+        dir.join(&m.graded_suite),
+        lab.dir.join("Cargo.toml"),
+        lab.dir.join("harness/Cargo.toml"),
+    ];
     readability::rust_files(&lab.dir.join("src"), &mut required);
     for path in required {
         let rel = path.strip_prefix(dir).unwrap().to_string_lossy();
@@ -298,7 +305,7 @@ fn graded_runs_are_right(dir: &Path, lab: &Lab) {
     for (mutant, (_, run)) in mutants.iter().zip(&runs[2..]) {
         let label = format!("mutant `{}`", mutant.name);
         problems.extend(catalogue::judge(&label, mutant, run));
-        let (seen, mismatch) = catalogue::signature_problem(&label, mutant, run);
+        let (seen, mismatch) = catalogue::signature_problem(&label, lab, mutant, run);
         problems.extend(mismatch);
         signatures.insert(format!("{seen:?}"));
     }

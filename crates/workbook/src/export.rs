@@ -105,28 +105,49 @@ fn teacher_only_member(member: &str) -> bool {
     member == "solutions/*" || member.starts_with("crates/workbook/templates/")
 }
 
+/// The lines of the teacher's workspace manifest the student edition keeps: not the
+/// members only the teacher has, not the harnesses among the default members (the
+/// student's `cargo test` tests the kit, the simulators and the CLI), not the profile of
+/// the template lab's harness.
+fn student_lines(teacher: &str) -> Vec<&str> {
+    let mut kept = Vec::new();
+    let (mut in_default_members, mut in_template_profile) = (false, false);
+    for line in teacher.lines() {
+        if line.starts_with('[') || line.trim().is_empty() {
+            in_template_profile = line.starts_with("[profile.") && line.contains("-template]");
+        }
+        if line.starts_with("default-members") {
+            in_default_members = true;
+        } else if line.starts_with(']') {
+            in_default_members = false;
+        }
+        let item = line.trim().trim_end_matches(',');
+        let member = item.strip_prefix('"').and_then(|i| i.strip_suffix('"'));
+        let dropped = member.is_some_and(|m| {
+            teacher_only_member(m) || (in_default_members && m == "labs/*/harness")
+        });
+        if !dropped && !in_template_profile {
+            kept.push(line);
+        }
+    }
+    kept
+}
+
 /// The workspace manifest without the solutions and the template lab: the same members
-/// otherwise, and the starters still not default members.
+/// otherwise, and the labs (their harnesses too) not default members.
 pub fn student_manifest(teacher: &str) -> Result<String> {
-    let kept: Vec<&str> = teacher
-        .lines()
-        .filter(|line| {
-            let item = line.trim().trim_end_matches(',');
-            !item
-                .strip_prefix('"')
-                .and_then(|i| i.strip_suffix('"'))
-                .is_some_and(teacher_only_member)
-        })
-        .collect();
-    let text = (kept.join("\n") + "\n").replace(
-        "# The starters in labs/ are members (so `cargo labs check 01` can build them) but not\n\
-         # default members: the root `cargo test` builds the solutions, the kit and the CLI, and\n\
-         # proves the starters fail through the consistency gate in crates/workbook/tests.\n\
+    let kept = student_lines(teacher);
+    let text = (kept.join("\n").trim_end().to_string() + "\n").replace(
+        "# file, its binary and its graded suite). The starters in labs/ are members (so\n\
+         # `cargo labs check 01` can build them) but not default members: the root `cargo test`\n\
+         # builds the harnesses, the solutions, the kit and the CLI, and proves the starters fail\n\
+         # through the consistency gate in crates/gates/tests.\n\
          # The template lab that `cargo labs new` copies (crates/workbook/templates, teacher's\n\
          # edition only) is a member like the others, so rustfmt, clippy and the root `cargo test`\n\
          # see it as the code it is.\n",
-        "# The labs are members (so `cargo labs check 01` can build them) but not default\n\
-         # members: the root `cargo test` tests the kit, the simulators and the CLI.\n",
+        "# file, its binary and its graded suite). The labs are members (so\n\
+         # `cargo labs check 01` can build them) but not default members: the root `cargo test`\n\
+         # tests the kit, the simulators and the CLI.\n",
     );
     if text.contains("solutions") || text.contains("templates") {
         return Err(Error::input(
@@ -504,21 +525,30 @@ mod tests {
                 .map(|m| m.as_str().unwrap().to_string())
                 .collect()
         };
-        for key in ["members", "default-members"] {
-            let mut expected = members(&teacher, key);
-            expected.retain(|m| !teacher_only_member(m));
-            assert_eq!(members(&student, key), expected, "{student}");
-        }
-        assert_eq!(members(&student, "members"), ["crates/*", "labs/*"]);
+        let mut expected = members(&teacher, "members");
+        expected.retain(|m| !teacher_only_member(m));
+        assert_eq!(members(&student, "members"), expected, "{student}");
+        assert_eq!(
+            members(&student, "members"),
+            ["crates/*", "labs/*", "labs/*/harness"]
+        );
         assert_eq!(members(&student, "default-members"), ["crates/*"]);
+        assert!(
+            student.contains("but not default members: the root `cargo test`\n# tests the kit")
+        );
         let without_members = |text: &str| {
             let mut manifest: toml::Table = toml::from_str(text).unwrap();
             let workspace = manifest["workspace"].as_table_mut().unwrap();
             workspace.remove("members");
             workspace.remove("default-members");
+            let profiles = manifest["profile"]["dev"]["package"]
+                .as_table_mut()
+                .unwrap();
+            profiles.retain(|package, _| !package.ends_with("-template"));
             manifest
         };
         assert_eq!(without_members(&student), without_members(&teacher));
+        assert!(!student.contains("-template"), "{student}");
     }
 
     #[test]

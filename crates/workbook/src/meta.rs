@@ -325,10 +325,15 @@ impl Lab {
     }
 }
 
+/// The manifests a lab publishes, relative to its folder: the learner's crate's and the
+/// harness's (the rest of the lab, which the learner's crate depends on).
+pub const PUBLISHED_MANIFESTS: [&str; 2] = ["Cargo.toml", "harness/Cargo.toml"];
+
 impl Lab {
-    /// Every file the learner's crate is built from, as repository-relative paths: its
-    /// manifest, every source file (the learner's own included, for `reset`), and the
-    /// graded suite. Each must have its published hash in `[published]`.
+    /// Every file the learner's crate and the lab's harness are built from, as
+    /// repository-relative paths: their manifests, every source file (the learner's own
+    /// included, for `reset`), and the graded suite. Each must have its published hash in
+    /// `[published]`.
     pub fn publishable(&self, root: &Path) -> Vec<String> {
         fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
             let Ok(entries) = std::fs::read_dir(dir) else {
@@ -344,10 +349,12 @@ impl Lab {
         }
         let mut found = Vec::new();
         sources(&self.dir.join("src"), &mut found);
-        let mut paths: Vec<String> = vec![
-            self.meta.graded_suite.clone(),
-            format!("labs/{}/Cargo.toml", self.slug()),
-        ];
+        let mut paths: Vec<String> = vec![self.meta.graded_suite.clone()];
+        paths.extend(
+            (PUBLISHED_MANIFESTS.iter())
+                .filter(|m| self.dir.join(m).is_file())
+                .map(|m| format!("labs/{}/{m}", self.slug())),
+        );
         paths.extend(found.iter().map(|p| {
             p.strip_prefix(root)
                 .unwrap_or(p)

@@ -50,6 +50,7 @@ macro_rules! templates {
 #[cfg(scaffold_templates)]
 pub const TEMPLATES: &[Template] = templates![
     filled "labs/99-template/Cargo.toml",
+    filled "labs/99-template/harness/Cargo.toml",
     filled "labs/99-template/lab.toml",
     filled "labs/99-template/src/lib.rs",
     filled "labs/99-template/src/main.rs",
@@ -60,7 +61,6 @@ pub const TEMPLATES: &[Template] = templates![
     filled "labs/99-template/src/figures.rs",
     filled "labs/99-template/src/observe/mod.rs",
     filled "solutions/99-template/Cargo.toml",
-    filled "solutions/99-template/src/lib.rs",
     filled "solutions/99-template/src/receiver.rs",
     filled "solutions/99-template/mutants/identity-by-amount/mutant.toml",
     filled "solutions/99-template/mutants/lost-response-means-not-applied/mutant.toml",
@@ -83,7 +83,7 @@ pub struct Names {
     pub number: String,
     /// `retries`: the stable id in lab.toml.
     pub id: String,
-    /// `retries`: the `[lib] name`, shared by starter and solution.
+    /// `retries`: the `[lib] name` of the lab's harness, which the learner's file uses.
     pub lib: String,
     /// `Retried writes`
     pub title: String,
@@ -143,8 +143,11 @@ const NOT_A_LIBRARY: &[&str] = &[
     "yield",
     "alloc",
     "core",
+    "graded",
     "labkit",
     "proc_macro",
+    // The learner's crate of a scaffolded lab: its file, receiver.rs.
+    "receiver",
     "serde",
     "serde_json",
     "std",
@@ -267,17 +270,17 @@ pub fn files(names: &Names) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The files whose git blob ids go into `[published]`: everything the learner's crate is
-/// built from (its manifest, its sources) and the graded suite.
+/// The files whose git blob ids go into `[published]`: everything the learner's crate and
+/// the lab's harness are built from (their manifests, the sources) and the graded suite.
 fn published_paths(names: &Names, files: &[(String, String)]) -> Vec<String> {
     let lab = format!("labs/{}/", names.slug);
     let mut paths: Vec<String> = files
         .iter()
         .map(|(path, _)| path.clone())
         .filter(|p| {
-            p.strip_prefix(&lab)
-                .is_some_and(|rel| rel == "Cargo.toml" || rel.starts_with("src/"))
-                || *p == names.suite()
+            p.strip_prefix(&lab).is_some_and(|rel| {
+                crate::meta::PUBLISHED_MANIFESTS.contains(&rel) || rel.starts_with("src/")
+            }) || *p == names.suite()
         })
         .collect();
     paths.sort();
@@ -312,6 +315,17 @@ pub fn add_to_summary(summary: &str, names: &Names) -> String {
     let mut out = lines.join("\n");
     out.push('\n');
     out
+}
+
+/// The workspace manifest with the new lab's harness optimised in debug builds, as every
+/// lab's is (a learner's edit then rebuilds only the learner's file, and the graded
+/// explorations run fast); unchanged when it is already.
+pub fn add_harness_profile(manifest: &str, names: &Names) -> String {
+    let header = format!("[profile.dev.package.harness{}]", names.slug);
+    if manifest.lines().any(|l| l.trim() == header) {
+        return manifest.to_string();
+    }
+    format!("{}\n\n{header}\nopt-level = 2\n", manifest.trim_end())
 }
 
 /// Refuses a number or id another lab has, and any file that exists already.
@@ -409,6 +423,12 @@ pub fn scaffold(root: &Path, slug: &str, title: &str) -> Result<Vec<PathBuf>> {
     write_atomically(&summary_path, &add_to_summary(&summary, &names))
         .map_err(|e| Failure::writing(&summary_path, e))?;
     written.push(summary_path);
+    let manifest_path = root.join("Cargo.toml");
+    if let Ok(manifest) = std::fs::read_to_string(&manifest_path) {
+        write_atomically(&manifest_path, &add_harness_profile(&manifest, &names))
+            .map_err(|e| Failure::writing(&manifest_path, e))?;
+        written.push(manifest_path);
+    }
     Ok(written)
 }
 
@@ -493,6 +513,18 @@ mod tests {
         ));
     }
 
+    #[test]
+    fn the_new_harness_is_optimised_once() {
+        let manifest = "[workspace]\nmembers = [\"labs/*\"]\n";
+        let names = Names::parse("11-retried-writes", "Retried writes").unwrap();
+        let added = add_harness_profile(manifest, &names);
+        assert_eq!(
+            added,
+            format!("{manifest}\n[profile.dev.package.harness11-retried-writes]\nopt-level = 2\n")
+        );
+        assert_eq!(add_harness_profile(&added, &names), added);
+    }
+
     /// Every file under crates/workbook/templates, relative to it, but its README.
     #[cfg(scaffold_templates)]
     fn template_files() -> Vec<String> {
@@ -571,20 +603,29 @@ mod tests {
         let lab = file("labs/05-retried-writes/Cargo.toml");
         for line in [
             "name = \"lab05-retried-writes\"",
-            "name = \"retried_writes\"",
+            "name = \"receiver\"",
             "path = \"../../tests/05_retried_writes.rs\"",
+            "harness05-retried-writes = { path = \"harness\" }",
         ] {
             assert!(lab.contains(line), "the lab's manifest says {line}");
+        }
+        let harness = file("labs/05-retried-writes/harness/Cargo.toml");
+        for line in [
+            "name = \"harness05-retried-writes\"",
+            "name = \"retried_writes\"",
+            "path = \"../src/lib.rs\"",
+        ] {
+            assert!(harness.contains(line), "the harness's manifest says {line}");
         }
         let solution = file("solutions/05-retried-writes/Cargo.toml");
         assert!(solution.contains("name = \"solution05-retried-writes\""));
         assert!(solution.contains("path = \"../../tests/05_retried_writes.rs\""));
+        assert!(solution.contains(
+            "harness05-retried-writes = { path = \"../../labs/05-retried-writes/harness\" }"
+        ));
         assert!(
-            file("solutions/05-retried-writes/src/lib.rs")
-                .contains("#[path = \"../../../labs/05-retried-writes/src/world.rs\"]")
-        );
-        assert!(
-            file("labs/05-retried-writes/src/main.rs").contains("retried_writes::observe::run")
+            file("labs/05-retried-writes/src/main.rs")
+                .contains("retried_writes::main(retried_writes::learner!())")
         );
         assert!(file("labs/05-retried-writes/src/scenarios.rs").contains("lab: \"05\""));
         let chapter = file("book/src/05-retried-writes.md");
@@ -635,6 +676,7 @@ mod tests {
             published_paths(&names(), &files),
             [
                 "labs/05-retried-writes/Cargo.toml",
+                "labs/05-retried-writes/harness/Cargo.toml",
                 "labs/05-retried-writes/src/figures.rs",
                 "labs/05-retried-writes/src/invariants.rs",
                 "labs/05-retried-writes/src/lib.rs",

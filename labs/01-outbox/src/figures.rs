@@ -1,7 +1,7 @@
 //! The figures of chapter 1, written into `book/src/figures` by `cargo labs bless`.
 
 use crate::invariants::ALL_INVARIANTS;
-use crate::scenarios::explore_relay;
+use crate::scenarios::{Protocol, explore_relay};
 use crate::world::Faults;
 use labkit::figure::Sequence;
 
@@ -40,18 +40,18 @@ fn relay_sequence() -> String {
 }
 
 /// What `cargo labs check 01` shows for the starter's first failing schedule.
-fn first_failure() -> String {
-    match explore_relay(2, Faults::All, &ALL_INVARIANTS).failure {
+fn first_failure(yours: Protocol) -> String {
+    match explore_relay(yours, 2, Faults::All, &ALL_INVARIANTS).failure {
         // The book's code column holds 86 characters.
         Some(failure) => format!("{failure:86}\n"),
         None => "every schedule with up to two faults passes\n".to_string(),
     }
 }
 
-/// The figures of chapter 1.
-pub fn figures() -> Vec<(&'static str, String)> {
+/// The figures of chapter 1; `yours` is the relay whose first failure it shows.
+pub fn figures(yours: Protocol) -> Vec<(&'static str, String)> {
     vec![
         ("01-outbox-relay.svg", relay_sequence()),
-        ("01-first-failure.txt", first_failure()),
+        ("01-first-failure.txt", first_failure(yours)),
     ]
 }

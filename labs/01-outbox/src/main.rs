@@ -1,10 +1,5 @@
-use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
+//! The lab's command line (`cargo labs run 01`, `replay 01`), running your `relay.rs`.
 
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: outbox::observe::run,
-        scenarios: outbox::scenarios::SCENARIOS,
-        figures: outbox::figures::figures,
-    })
+fn main() -> std::process::ExitCode {
+    outbox::main(outbox::learner!())
 }

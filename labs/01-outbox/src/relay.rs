@@ -4,7 +4,7 @@
 //! (`unsent_intents`, `deliver`, `mark_sent` each end at a crash point; `?` passes the
 //! crash up). After a crash a new process runs `relay_outbox` again from the start, with
 //! only what `outbox.db` holds. Between the relay and the receiver, the network can lose
-//! a request or its response, refuse a request, or deliver it late (`crate::world`).
+//! a request or its response, refuse a request, or deliver it late (`outbox::world`).
 //!
 //! `apply_effect` runs at the receiver, inside the receiver's own transaction on
 //! `receiver.db` (table `effects (seq, order_id, amount)`).
@@ -14,8 +14,7 @@
 //! the receiver already holds for another amount is refused and stays unsent. Grade it with
 //! `cargo labs check 01`; `cargo labs hint 01` gives one hint at a time.
 
-use crate::world::{Delivery, ReceiverError, Relay};
-use labkit::fault::Crash;
+use outbox::world::{Crash, Delivery, ReceiverError, Relay};
 use rusqlite::Transaction;
 
 // ANCHOR: relay_outbox

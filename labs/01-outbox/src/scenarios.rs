@@ -3,13 +3,19 @@
 //! explorations of every schedule. `cargo labs replay 01 relay TOKEN` replays one.
 
 use crate::invariants::{self, ALL_INVARIANTS, Invariant, Refused, Settled};
-use crate::relay::{apply_effect, relay_outbox};
-use crate::world::{Faults, Network, RECEIVER_SCHEMA, Relay};
+use crate::world::{ApplyEffect, Crash, Faults, Network, RECEIVER_SCHEMA, Relay};
 use labkit::fault::{self, Exploration, Glyph, Replay, Scope, Sim, Token, Verdict};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Your functions from `relay.rs`, as the graded worlds call them (`learner!`).
+#[derive(Clone, Copy)]
+pub struct Protocol {
+    pub relay_outbox: fn(&mut Relay) -> Result<(), Crash>,
+    pub apply_effect: ApplyEffect,
+}
 
 /// The intents every graded schedule starts with: two identities, one amount.
 pub const INTENTS: [(&str, i64); 2] = [("S1", 120), ("S2", 120)];
@@ -120,16 +126,22 @@ fn settle(world: &World, network: &Network) -> Vec<Settled> {
 
 /// One graded schedule: three relay processes that may crash or lose responses, then a
 /// healed network and two more fault-free relay runs; then the invariants.
-pub fn relay_scenario(sim: &mut Sim, faults: Faults, invariants: &[Invariant]) -> Verdict {
+pub fn relay_scenario(
+    yours: Protocol,
+    sim: &mut Sim,
+    faults: Faults,
+    invariants: &[Invariant],
+) -> Verdict {
     let world = World::create();
-    let mut network = Network::new(open(&world.dir.join("receiver.db")), apply_effect, faults);
-    run_relay_processes(sim, &world, &mut network);
+    let receiver = open(&world.dir.join("receiver.db"));
+    let mut network = Network::new(receiver, yours.apply_effect, faults);
+    run_relay_processes(yours, sim, &world, &mut network);
     invariants::check(&settle(&world, &network), invariants)
 }
 
 /// The same schedule, with the outbox also holding [`REFUSED`]'s intent, whose name the
 /// receiver already holds for another amount. The other intents must end as always.
-pub fn refused_scenario(sim: &mut Sim, faults: Faults) -> Verdict {
+pub fn refused_scenario(yours: Protocol, sim: &mut Sim, faults: Faults) -> Verdict {
     let world = World::create();
     let (id, amount, held) = REFUSED;
     world
@@ -146,8 +158,8 @@ pub fn refused_scenario(sim: &mut Sim, faults: Faults) -> Verdict {
             (id, held),
         )
         .expect("the earlier effect");
-    let mut network = Network::new(receiver, apply_effect, faults);
-    run_relay_processes(sim, &world, &mut network);
+    let mut network = Network::new(receiver, yours.apply_effect, faults);
+    run_relay_processes(yours, sim, &world, &mut network);
     invariants::check(&settle(&world, &network), &ALL_INVARIANTS)?;
     let rows = network.effects().into_iter().filter(|e| e.order_id == id);
     invariants::check_refused(&Refused {
@@ -164,14 +176,14 @@ pub fn refused_scenario(sim: &mut Sim, faults: Faults) -> Verdict {
 
 /// Three relay processes that may crash or meet a faulty network, then two fault-free
 /// ones after the network heals and the requests in flight land.
-fn run_relay_processes(sim: &mut Sim, world: &World, network: &mut Network) {
+fn run_relay_processes(yours: Protocol, sim: &mut Sim, world: &World, network: &mut Network) {
     for process in 1..=5 {
         if process == 4 {
             // The faulty phase is over: requests still in flight land, nothing else fails.
             sim.heal();
             network.land_late_requests(sim);
         }
-        let result = relay_outbox(&mut Relay::start(sim, world.outbox(), network));
+        let result = (yours.relay_outbox)(&mut Relay::start(sim, world.outbox(), network));
         if let Err(crash) = result {
             sim.event("relay", Glyph::Recover, || {
                 (
@@ -186,6 +198,7 @@ fn run_relay_processes(sim: &mut Sim, world: &World, network: &mut Network) {
 /// Explores every schedule with up to `max_faults` faults of the kinds `faults` allows.
 /// Every kind keeps its choice sites, so each failure replays in the full `relay` scope.
 pub fn explore_relay(
+    yours: Protocol,
     max_faults: usize,
     faults: Faults,
     invariants: &'static [Invariant],
@@ -195,29 +208,29 @@ pub fn explore_relay(
         scenario: "relay",
         max_faults,
     };
-    fault::explore(scope, |sim| relay_scenario(sim, faults, invariants))
+    fault::explore(scope, |sim| relay_scenario(yours, sim, faults, invariants))
 }
 
 /// Explores the refused intent's schedules with up to `max_faults` faults of any kind.
-pub fn explore_refused(max_faults: usize) -> Exploration {
+pub fn explore_refused(yours: Protocol, max_faults: usize) -> Exploration {
     let scope = Scope {
         lab: "01",
         scenario: "refused",
         max_faults,
     };
-    fault::explore(scope, |sim| refused_scenario(sim, Faults::All))
+    fault::explore(scope, |sim| refused_scenario(yours, sim, Faults::All))
 }
 
-fn replay_refused(token: &Token) -> Replay {
-    fault::replay(token, |sim| refused_scenario(sim, Faults::All))
+fn replay_refused(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| refused_scenario(yours, sim, Faults::All))
 }
 
-fn replay_relay(token: &Token) -> Replay {
+fn replay_relay(yours: Protocol, token: &Token) -> Replay {
     fault::replay(token, |sim| {
-        relay_scenario(sim, Faults::All, &ALL_INVARIANTS)
+        relay_scenario(yours, sim, Faults::All, &ALL_INVARIANTS)
     })
 }
 
 /// The scenarios `cargo labs replay 01 NAME TOKEN` can replay.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] =
+pub const SCENARIOS: &[(&str, labkit::ReplayFn<Protocol>)] =
     &[("relay", replay_relay), ("refused", replay_refused)];

@@ -1,10 +1,5 @@
-use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
+//! The lab's command line (`cargo labs run 02`, `replay 02`), running your `settlement.rs`.
 
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: uncertain_outcomes::observe::run,
-        scenarios: uncertain_outcomes::scenarios::SCENARIOS,
-        figures: uncertain_outcomes::figures::figures,
-    })
+fn main() -> std::process::ExitCode {
+    uncertain_outcomes::main(uncertain_outcomes::learner!())
 }

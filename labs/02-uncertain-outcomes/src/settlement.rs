@@ -4,10 +4,10 @@
 //! after any step, and every error ends it) until one call returns `Ok`; the settlement
 //! job calls it again a minute or a day after a process stopped. `reconcile` is called
 //! the same way over a history that already holds a duplicate charge and a charge that
-//! was never recorded. Everything you may use is in [`crate::world`].
+//! was never recorded. Everything you may use is in [`uncertain_outcomes::world`].
 
-use crate::world::{App, Intent, RECONCILIATION, RECORDED, SETTLEMENTS, Stop};
 use sim_spanner::{ChargeRequest, Row};
+use uncertain_outcomes::world::{App, Intent, RECONCILIATION, RECORDED, SETTLEMENTS, Stop};
 
 // ANCHOR: settle
 /// Settles one intent: charges its amount and records the receipt in its row.

@@ -1,10 +1,5 @@
-use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
+//! The lab's command line (`cargo labs run 03`, `replay 03`), running your `reserve.rs`.
 
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: snapshots::observe::run,
-        scenarios: snapshots::scenarios::SCENARIOS,
-        figures: snapshots::figures::figures,
-    })
+fn main() -> std::process::ExitCode {
+    snapshots::main(snapshots::learner!())
 }

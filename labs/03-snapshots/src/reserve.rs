@@ -6,8 +6,8 @@
 //! SQLITE_BUSY (5) or SQLITE_BUSY_SNAPSHOT (517) the harness rolls back what you left
 //! open and runs the whole request again later, as a client would.
 
-use crate::world::{ITEM, Reservation, Session, Totals};
 use rusqlite::params;
+use snapshots::world::{ITEM, Reservation, Session, Totals};
 
 // ANCHOR: reserve
 /// Reserves `qty` units of [`ITEM`] under the id `db.who()`: a reservation row and

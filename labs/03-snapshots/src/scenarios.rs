@@ -6,8 +6,9 @@
 //! by the harness and tries again later, as a client would.
 
 use crate::invariants::{check_report, check_reservations, sql_violation};
-use crate::reserve::{reconcile, reserve};
-use crate::world::{Database, ITEM, Reservation, Scheduler, Session, describe_error, is_busy};
+use crate::world::{
+    Database, ITEM, Reservation, Scheduler, Session, Totals, describe_error, is_busy,
+};
 use labkit::fault::{self, Exploration, Glyph, Replay, Scope, Sim, Token, Verdict, Violation};
 use rusqlite::{Connection, params};
 
@@ -17,6 +18,13 @@ pub const STOCK: i64 = 2;
 pub const REQUESTS: [&str; 3] = ["r1", "r2", "r3"];
 /// Units on sale in the reconciliation scenario.
 pub const REPORT_STOCK: i64 = 10;
+/// Your functions from `reserve.rs`, as the graded worlds call them (`learner!`).
+#[derive(Clone, Copy)]
+pub struct Protocol {
+    pub reserve: fn(&mut Session, i64) -> rusqlite::Result<Reservation>,
+    pub reconcile: fn(&mut Session) -> rusqlite::Result<Totals>,
+}
+
 /// A request that failed with SQLITE_BUSY this many times has not been answered.
 pub const MAX_ATTEMPTS: u32 = 4;
 
@@ -33,6 +41,7 @@ struct Requests {
 /// The graded scheduler: before each statement of the running request, another request
 /// that has not arrived yet may arrive and run.
 struct Interleaver<'w> {
+    yours: Protocol,
     conns: &'w [Connection],
     sim: &'w mut Sim,
     requests: &'w mut Requests,
@@ -58,7 +67,7 @@ impl Scheduler for Interleaver<'_> {
             self.sim.event(name, Glyph::Fault, || {
                 (format!("arrives before {who}'s {next}"), String::new())
             });
-            attempt(self.conns, self.sim, self.requests, other);
+            attempt(self.yours, self.conns, self.sim, self.requests, other);
         }
     }
 
@@ -70,18 +79,25 @@ impl Scheduler for Interleaver<'_> {
 }
 
 /// Runs one attempt of request `i` on its own connection.
-fn attempt(conns: &[Connection], sim: &mut Sim, requests: &mut Requests, i: usize) {
+fn attempt(
+    yours: Protocol,
+    conns: &[Connection],
+    sim: &mut Sim,
+    requests: &mut Requests,
+    i: usize,
+) {
     requests.arrived[i] = true;
     requests.attempts[i] += 1;
     let who = requests.names[i];
     let result = {
         let mut nested = Interleaver {
+            yours,
             conns,
             sim: &mut *sim,
             requests: &mut *requests,
         };
         let mut session = Session::new(&conns[i], who, &mut nested);
-        reserve(&mut session, 1)
+        (yours.reserve)(&mut session, 1)
     };
     let left_open = !conns[i].is_autocommit();
     if left_open {
@@ -122,7 +138,7 @@ fn attempt(conns: &[Connection], sim: &mut Sim, requests: &mut Requests, i: usiz
 
 // ANCHOR: reservations
 /// The graded reservation scenario: three requests for one unit each, two units on sale.
-pub fn reservations(sim: &mut Sim) -> Verdict {
+pub fn reservations(yours: Protocol, sim: &mut Sim) -> Verdict {
     let db = Database::create(STOCK);
     let conns: Vec<Connection> = REQUESTS.iter().map(|_| db.connect()).collect();
     let mut requests = Requests {
@@ -135,7 +151,7 @@ pub fn reservations(sim: &mut Sim) -> Verdict {
     };
     loop {
         if let Some(i) = requests.arrived.iter().position(|a| !a) {
-            attempt(&conns, sim, &mut requests, i);
+            attempt(yours, &conns, sim, &mut requests, i);
         } else if !requests.retry.is_empty() {
             let i = requests.retry.remove(0);
             if requests.attempts[i] >= MAX_ATTEMPTS {
@@ -147,7 +163,7 @@ pub fn reservations(sim: &mut Sim) -> Verdict {
                     )],
                 ));
             }
-            attempt(&conns, sim, &mut requests, i);
+            attempt(yours, &conns, sim, &mut requests, i);
         } else {
             break;
         }
@@ -228,7 +244,7 @@ fn reserve_one(conn: &Connection, id: &str) -> rusqlite::Result<()> {
 // ANCHOR: reconciliation
 /// The graded reconciliation scenario: the report runs while up to two reservations
 /// commit between its statements.
-pub fn reconciliation(sim: &mut Sim) -> Verdict {
+pub fn reconciliation(yours: Protocol, sim: &mut Sim) -> Verdict {
     let db = Database::create(REPORT_STOCK);
     let report_conn = db.connect();
     let writer_conns = [db.connect(), db.connect()];
@@ -240,7 +256,7 @@ pub fn reconciliation(sim: &mut Sim) -> Verdict {
     };
     let totals = {
         let mut session = Session::new(&report_conn, "report", &mut writers);
-        reconcile(&mut session)
+        (yours.reconcile)(&mut session)
     };
     let totals = totals.map_err(sql_violation)?;
     check_report(totals, report_conn.is_autocommit(), writers.blocked)
@@ -248,36 +264,36 @@ pub fn reconciliation(sim: &mut Sim) -> Verdict {
 // ANCHOR_END: reconciliation
 
 /// Every schedule of the reservation scenario with up to `max_faults` early arrivals.
-pub fn explore_reservations(max_faults: usize) -> Exploration {
+pub fn explore_reservations(yours: Protocol, max_faults: usize) -> Exploration {
     let scope = Scope {
         lab: "03",
         scenario: "reservations",
         max_faults,
     };
-    fault::explore(scope, reservations)
+    fault::explore(scope, |sim| reservations(yours, sim))
 }
 
 /// Every schedule of the reconciliation scenario with up to `max_faults` writers
 /// arriving (two is all there are).
-pub fn explore_reconciliation(max_faults: usize) -> Exploration {
+pub fn explore_reconciliation(yours: Protocol, max_faults: usize) -> Exploration {
     let scope = Scope {
         lab: "03",
         scenario: "reconciliation",
         max_faults,
     };
-    fault::explore(scope, reconciliation)
+    fault::explore(scope, |sim| reconciliation(yours, sim))
 }
 
-fn replay_reservations(token: &Token) -> Replay {
-    fault::replay(token, reservations)
+fn replay_reservations(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| reservations(yours, sim))
 }
 
-fn replay_reconciliation(token: &Token) -> Replay {
-    fault::replay(token, reconciliation)
+fn replay_reconciliation(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| reconciliation(yours, sim))
 }
 
 /// The scenarios `cargo labs replay 03 NAME TOKEN` can replay.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
+pub const SCENARIOS: &[(&str, labkit::ReplayFn<Protocol>)] = &[
     ("reservations", replay_reservations),
     ("reconciliation", replay_reconciliation),
 ];

@@ -12,7 +12,7 @@
 //! row of its own, under a key that carries `order_id` unchanged and that a retry
 //! computes again, identical. `cargo labs hint 04` gives one hint at a time.
 
-use crate::world::{Key, KeyRange, Order, Part};
+use hotspots::world::{Key, KeyRange, Order, Part};
 
 // ANCHOR: physical_key
 /// The primary key of the order's row.

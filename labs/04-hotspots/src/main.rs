@@ -1,10 +1,5 @@
-use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
+//! The lab's command line (`cargo labs run 04`, `replay 04`), running your `keys.rs`.
 
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: hotspots::observe::run,
-        scenarios: hotspots::scenarios::SCENARIOS,
-        figures: hotspots::figures::figures,
-    })
+fn main() -> std::process::ExitCode {
+    hotspots::main(hotspots::learner!())
 }

@@ -6,10 +6,17 @@
 //! Also the exploration of retried inserts, `cargo labs replay 04 retried-inserts TOKEN`.
 
 use crate::invariants;
-use crate::keys::{physical_key, time_window};
 use crate::world::{Key, KeyRange, Order, Part};
 use labkit::fault::{self, Exploration, Fate, Glyph, Replay, Rng, Scope, Sim, Token, Verdict};
 use sim_ranges::{Columns, Table, busiest_share};
+
+/// Your functions from `keys.rs`, as the workload and the graded scenario call them
+/// (`learner!`).
+#[derive(Clone, Copy)]
+pub struct Design {
+    pub physical_key: fn(&Order, u32) -> Key,
+    pub time_window: fn(i64, i64, u32) -> Vec<KeyRange>,
+}
 
 /// N: the number of shards the graded design may use.
 pub const SHARDS: u32 = 4;
@@ -173,10 +180,10 @@ pub fn measure(
 }
 
 /// Your design, measured with `shards` shards.
-pub fn measure_learner_design(shards: u32) -> Measurement {
+pub fn measure_learner_design(yours: Design, shards: u32) -> Measurement {
     measure(
-        &|order| physical_key(order, shards),
-        &|start, end| time_window(start, end, shards),
+        &|order| (yours.physical_key)(order, shards),
+        &|start, end| (yours.time_window)(start, end, shards),
         false,
     )
 }
@@ -187,12 +194,12 @@ pub fn measure_learner_design(shards: u32) -> Measurement {
 /// retries, computing the key again from the order. A stable key makes the retry
 /// answer `ALREADY_EXISTS` (the row is there: done); an unstable one writes a second
 /// row.
-pub fn retried_inserts(sim: &mut Sim) -> Verdict {
+pub fn retried_inserts(yours: Design, sim: &mut Sim) -> Verdict {
     let (_, live) = workload();
     let orders = &live[..4];
     let mut table = Table::new("Orders");
     for order in orders {
-        let key = physical_key(order, SHARDS);
+        let key = (yours.physical_key)(order, SHARDS);
         let applied = table.insert(key.clone(), columns(order));
         let fate = sim.fate("insert", &[Fate::Ok, Fate::AppliedResponseLost]);
         let glyph = if fate.is_indefinite() {
@@ -209,7 +216,7 @@ pub fn retried_inserts(sim: &mut Sim) -> Verdict {
             (client, format!("store: {}", invariants::describe(&applied)))
         });
         if fate == Fate::AppliedResponseLost {
-            let again = physical_key(order, SHARDS);
+            let again = (yours.physical_key)(order, SHARDS);
             let retry = table.insert(again.clone(), columns(order));
             sim.event("writer", Glyph::Normal, || {
                 let client = format!("retry {} at {again}", order.order_id);
@@ -222,18 +229,19 @@ pub fn retried_inserts(sim: &mut Sim) -> Verdict {
 // ANCHOR_END: retried_inserts
 
 /// Explores every schedule of lost responses (up to four, one per order).
-pub fn explore_retried_inserts() -> Exploration {
+pub fn explore_retried_inserts(yours: Design) -> Exploration {
     let scope = Scope {
         lab: "04",
         scenario: "retried-inserts",
         max_faults: 4,
     };
-    fault::explore(scope, retried_inserts)
+    fault::explore(scope, |sim| retried_inserts(yours, sim))
 }
 
-fn replay_retried_inserts(token: &Token) -> Replay {
-    fault::replay(token, retried_inserts)
+fn replay_retried_inserts(yours: Design, token: &Token) -> Replay {
+    fault::replay(token, |sim| retried_inserts(yours, sim))
 }
 
 /// The scenarios `cargo labs replay 04 NAME TOKEN` can replay.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[("retried-inserts", replay_retried_inserts)];
+pub const SCENARIOS: &[(&str, labkit::ReplayFn<Design>)] =
+    &[("retried-inserts", replay_retried_inserts)];

@@ -12,8 +12,7 @@
 //! message acknowledged in the end, and the balances of the fault-free run. Grade it with
 //! `cargo labs check 05`; `cargo labs hint 05` gives one hint at a time.
 
-use crate::world::{Consumer, Delivery, Effect};
-use labkit::fault::Crash;
+use ordering::world::{Consumer, Crash, Delivery, Effect};
 
 // ANCHOR: handle
 /// Applies the effect one delivered message carries.

@@ -1,10 +1,5 @@
-use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
+//! The lab's command line (`cargo labs run 05`, `replay 05`), running your `consumer.rs`.
 
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: ordering::observe::run,
-        scenarios: ordering::scenarios::SCENARIOS,
-        figures: ordering::figures::figures,
-    })
+fn main() -> std::process::ExitCode {
+    ordering::main(ordering::learner!())
 }

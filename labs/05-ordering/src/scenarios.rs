@@ -2,12 +2,19 @@
 //! and the faults each lets the fault core choose. Complete code: read it, do not change
 //! it.
 
-use crate::consumer::handle;
 use crate::invariants::{ALL_INVARIANTS, check};
-use crate::world::{Consumer, Effect, Faults, LEDGER_SCHEMA, Op, Peer, SUBSCRIPTION, TOPIC};
+use crate::world::{
+    Consumer, Delivery, Effect, Faults, LEDGER_SCHEMA, Op, Peer, SUBSCRIPTION, TOPIC,
+};
 use labkit::fault::{self, Crash, Exploration, Glyph, Replay, Scope, Sim, Token, Verdict};
 use rusqlite::Connection;
 use sim_pubsub::{Broker, PubsubMessage, ReceivedMessage, SubscriptionConfig};
+
+/// Your `handle` from `consumer.rs`, as the graded worlds call it (`learner!`).
+#[derive(Clone, Copy)]
+pub struct Protocol {
+    pub handle: fn(&mut Consumer, &Delivery) -> Result<(), Crash>,
+}
 
 /// One graded world: its name (`cargo labs replay 05 NAME TOKEN`) and its faults.
 #[derive(Clone, Copy, Debug)]
@@ -154,9 +161,13 @@ fn publish(sim: &mut Sim, world: &World, effects: &[Effect]) -> Broker {
 
 /// Handles a batch in order, until it ends or the process crashes (the rest of its
 /// batch then waits for its ack deadlines).
-fn handle_batch(consumer: &mut Consumer, batch: &[ReceivedMessage]) -> Result<(), Crash> {
+fn handle_batch(
+    yours: Protocol,
+    consumer: &mut Consumer,
+    batch: &[ReceivedMessage],
+) -> Result<(), Crash> {
     for received in batch {
-        handle(consumer, received)?;
+        (yours.handle)(consumer, received)?;
     }
     Ok(())
 }
@@ -169,14 +180,14 @@ fn record_crash(sim: &mut Sim, crash: Crash) {
 }
 
 /// A peer process, started while the first one stalls: it pulls and handles its batch.
-fn peer(sim: &mut Sim, broker: &mut Broker, ledger: &Connection, faults: Faults) {
+fn peer(yours: Protocol, sim: &mut Sim, broker: &mut Broker, ledger: &Connection, faults: Faults) {
     sim.event("consumer", Glyph::Recover, || {
         let truth = "a second consumer process of the subscription".into();
         ("another consumer process pulls".into(), truth)
     });
     let batch = broker.pull(sim, SUBSCRIPTION, 10).expect("pull");
     let mut consumer = Consumer::start(sim, broker, ledger, faults, None);
-    if let Err(crash) = handle_batch(&mut consumer, &batch) {
+    if let Err(crash) = handle_batch(yours, &mut consumer, &batch) {
         record_crash(sim, crash);
     }
 }
@@ -184,11 +195,14 @@ fn peer(sim: &mut Sim, broker: &mut Broker, ledger: &Connection, faults: Faults)
 /// One graded schedule: publish the effects, run consumer processes round after round
 /// (each pulls, handles its batch in order, and the clock then moves past the ack
 /// deadline); after the faulty rounds heal and drain; then check the invariants.
-pub fn ledger_scenario(sim: &mut Sim, world: &World) -> Verdict {
+pub fn ledger_scenario(yours: Protocol, sim: &mut Sim, world: &World) -> Verdict {
     let effects = graded_effects();
     let mut broker = publish(sim, world, &effects);
     let ledger = Connection::open_in_memory().expect("ledger");
     ledger.execute_batch(LEDGER_SCHEMA).expect("schema");
+    let stalled_peer = move |sim: &mut Sim, broker: &mut Broker, ledger: &Connection, faults| {
+        peer(yours, sim, broker, ledger, faults)
+    };
     for round in 0..FAULTY_ROUNDS + DRAIN_ROUNDS {
         if round == FAULTY_ROUNDS {
             sim.heal();
@@ -197,9 +211,9 @@ pub fn ledger_scenario(sim: &mut Sim, world: &World) -> Verdict {
             break;
         }
         let batch = broker.pull(sim, SUBSCRIPTION, 10).expect("pull");
-        let stall: Option<Peer> = (world.stalls && round == 0).then_some(peer);
+        let stall: Option<Peer> = (world.stalls && round == 0).then_some(&stalled_peer);
         let mut consumer = Consumer::start(sim, &mut broker, &ledger, world.consumer, stall);
-        if let Err(crash) = handle_batch(&mut consumer, &batch) {
+        if let Err(crash) = handle_batch(yours, &mut consumer, &batch) {
             record_crash(sim, crash);
         }
         broker.advance(sim, 10);
@@ -208,23 +222,23 @@ pub fn ledger_scenario(sim: &mut Sim, world: &World) -> Verdict {
 }
 
 /// Explores every schedule of `world` with up to `max_faults` faults.
-pub fn explore(world: &'static World, max_faults: usize) -> Exploration {
+pub fn explore(yours: Protocol, world: &'static World, max_faults: usize) -> Exploration {
     let scope = Scope {
         lab: "05",
         scenario: world.name,
         max_faults,
     };
-    fault::explore(scope, |sim| ledger_scenario(sim, world))
+    fault::explore(scope, |sim| ledger_scenario(yours, sim, world))
 }
 
 /// The token of every schedule of `world` with up to `max_faults` faults.
-pub fn schedules(world: &'static World, max_faults: usize) -> Vec<Token> {
+pub fn schedules(yours: Protocol, world: &'static World, max_faults: usize) -> Vec<Token> {
     let scope = Scope {
         lab: "05",
         scenario: world.name,
         max_faults,
     };
-    let all = fault::explore_all(scope, |sim| ledger_scenario(sim, world));
+    let all = fault::explore_all(scope, |sim| ledger_scenario(yours, sim, world));
     all.runs.into_iter().map(|run| run.token).collect()
 }
 
@@ -238,17 +252,21 @@ pub const WORLDS: [&World; 6] = [
     &REPUBLISHED,
 ];
 
-fn replay_world(name: &str, token: &Token) -> Replay {
+fn replay_world(yours: Protocol, name: &str, token: &Token) -> Replay {
     let world = WORLDS.iter().find(|w| w.name == name).expect("a world");
-    fault::replay(token, |sim| ledger_scenario(sim, world))
+    fault::replay(token, |sim| ledger_scenario(yours, sim, world))
 }
 
 /// The scenarios `cargo labs replay 05 NAME TOKEN` can replay.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
-    ("ledger", |t| replay_world("ledger", t)),
-    ("crashes", |t| replay_world("crashes", t)),
-    ("lost-acks", |t| replay_world("lost-acks", t)),
-    ("busy-ledger", |t| replay_world("busy-ledger", t)),
-    ("stalls", |t| replay_world("stalls", t)),
-    ("republished", |t| replay_world("republished", t)),
+pub const SCENARIOS: &[(&str, labkit::ReplayFn<Protocol>)] = &[
+    ("ledger", |yours, t| replay_world(yours, "ledger", t)),
+    ("crashes", |yours, t| replay_world(yours, "crashes", t)),
+    ("lost-acks", |yours, t| replay_world(yours, "lost-acks", t)),
+    ("busy-ledger", |yours, t| {
+        replay_world(yours, "busy-ledger", t)
+    }),
+    ("stalls", |yours, t| replay_world(yours, "stalls", t)),
+    ("republished", |yours, t| {
+        replay_world(yours, "republished", t)
+    }),
 ];

@@ -14,7 +14,8 @@
 //! transaction is rolled back and the consumer's memory is gone; committed rows stay
 //! (the connection stands for the file on disk), and a new consumer process pulls again.
 
-use labkit::fault::{Crash, Glyph, Sim};
+pub use labkit::fault::Crash;
+use labkit::fault::{Glyph, Sim};
 use rusqlite::{Connection, Transaction};
 use sim_pubsub::{Broker, Message, ReceivedMessage};
 
@@ -106,7 +107,7 @@ pub struct Faults {
 
 /// Another consumer process, started while this one stalls: it pulls what the broker
 /// hands out then, and handles it.
-pub type Peer = fn(&mut Sim, &mut Broker, &Connection, Faults);
+pub type Peer<'p> = &'p dyn Fn(&mut Sim, &mut Broker, &Connection, Faults);
 
 /// One consumer process: the broker it pulls from, its connection to the ledger, the
 /// fault core. Each step that touches durable state ends at a crash point.
@@ -116,7 +117,7 @@ pub struct Consumer<'a> {
     ledger: &'a Connection,
     faults: Faults,
     /// Set while this process may still stall (once) and let a peer work meanwhile.
-    peer: Option<Peer>,
+    peer: Option<Peer<'a>>,
 }
 
 impl<'a> Consumer<'a> {
@@ -126,7 +127,7 @@ impl<'a> Consumer<'a> {
         broker: &'a mut Broker,
         ledger: &'a Connection,
         faults: Faults,
-        peer: Option<Peer>,
+        peer: Option<Peer<'a>>,
     ) -> Self {
         Consumer {
             sim,

@@ -1,5 +1,8 @@
 //! Lab 06 — dead letters and replay.
 //!
+//! The lab's harness (package `harness06-dead-letters`): everything but your files,
+//! compiled once.
+//!
 //! * `observe`: a poison message and the dead-letter policy (how many attempts, whose
 //!   permissions, what becomes of a forwarded message), retention and seek (what a seek
 //!   replays, what it does not undo, how soon it takes effect), and five reminder e-mails
@@ -10,15 +13,41 @@
 //!   consumer whose incident left work partly done, replayed while new payments arrive;
 //!   overdue invoices that must get exactly five reminder e-mails each), one per kind of
 //!   fault and the faults together, and what they check. Complete.
-//! * `replay`: **your part** — the replay procedure (interval, consumer version,
-//!   completion criteria) that tells recovery from duplication.
-//! * `reminders`: **your part** — exactly five reminders per overdue invoice, whatever
-//!   the broker does. Grade both with `cargo labs check 06`.
+//!
+//! Your parts, `replay.rs` (the replay procedure: interval, consumer version, completion
+//! criteria, which tells recovery from duplication) and `reminders.rs` (exactly five
+//! reminders per overdue invoice, whatever the broker does), are a crate of their own,
+//! `handlers` (`handlers.rs` names them), that uses this one's `world`; the lab's binary
+//! and its graded suite hand their functions to the scenarios with [`learner!`]. Grade
+//! both with `cargo labs check 06`.
 
 pub mod figures;
 pub mod invariants;
 pub mod observe;
-pub mod reminders;
-pub mod replay;
 pub mod scenarios;
 pub mod world;
+
+pub use scenarios::Protocol;
+
+/// Your functions in `handlers.rs` (the crate `handlers`), as the scenarios take them.
+#[macro_export]
+macro_rules! learner {
+    () => {
+        $crate::Protocol {
+            start_replay: handlers::replay::start_replay,
+            on_payment: handlers::replay::on_payment,
+            replay_complete: handlers::replay::replay_complete,
+            on_reminder: handlers::reminders::on_reminder,
+        }
+    };
+}
+
+/// The lab binary's command line, running `yours` in the graded worlds.
+pub fn main(yours: Protocol) -> std::process::ExitCode {
+    labkit::lab_main(labkit::LabBinary {
+        learner: yours,
+        observe: observe::run,
+        scenarios: scenarios::SCENARIOS,
+        figures: |_| figures::figures(),
+    })
+}

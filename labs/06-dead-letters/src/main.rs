@@ -1,10 +1,6 @@
-use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
+//! The lab's command line (`cargo labs run 06`, `replay 06`), running your `replay.rs`
+//! and `reminders.rs`.
 
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: dead_letters::observe::run,
-        scenarios: dead_letters::scenarios::SCENARIOS,
-        figures: dead_letters::figures::figures,
-    })
+fn main() -> std::process::ExitCode {
+    dead_letters::main(dead_letters::learner!())
 }

@@ -9,8 +9,7 @@
 //! Goal: the customer of each invoice receives exactly five reminder e-mails, under every
 //! schedule the graded suite explores. Grade it with `cargo labs check 06`.
 
-use crate::world::{Delivery, REMINDERS_DEAD, Reminders};
-use labkit::fault::Crash;
+use dead_letters::world::{Crash, Delivery, REMINDERS_DEAD, Reminders};
 
 // ANCHOR: on_reminder
 /// Sends the next reminder for the invoice a delivery carries.

@@ -23,8 +23,7 @@
 //!
 //! Grade it with `cargo labs check 06`; `cargo labs hint 06` gives one hint at a time.
 
-use crate::world::{Billing, Delivery, Payment, ReplayPlan};
-use labkit::fault::Crash;
+use dead_letters::world::{Billing, Crash, Delivery, Payment, ReplayPlan};
 
 // ANCHOR: start_replay
 /// Prepares the replay of `plan` and returns the run's id.

@@ -1,24 +1,24 @@
 //! The figures of chapter 7: the public cache in front of the origin, and the first
 //! failure of the `publish` scenario with the learner's code.
 
-use crate::scenarios::{Scenario, explore_scenario};
+use crate::scenarios::{Protocol, Scenario, explore_scenario};
 use labkit::figure::Sequence;
 
 /// The first failure of the `publish` scenario with the learner's code, as the chapter
 /// shows it (generated, so the book cannot drift from what `cargo labs check 07` prints).
-fn first_publish_failure() -> String {
-    match explore_scenario(Scenario::Publish, 2).failure {
+fn first_publish_failure(yours: Protocol) -> String {
+    match explore_scenario(yours, Scenario::Publish, 2).failure {
         // As wide as the book's code column.
         Some(failure) => format!("{failure:86}\n"),
         None => "every schedule of the publish scenario passes\n".to_string(),
     }
 }
 
-/// The figures of chapter 7.
-pub fn figures() -> Vec<(&'static str, String)> {
+/// The figures of chapter 7; `yours` is the code whose first failure it shows.
+pub fn figures(yours: Protocol) -> Vec<(&'static str, String)> {
     vec![
         ("07-cache.svg", cache().to_svg()),
-        ("07-first-failure.txt", first_publish_failure()),
+        ("07-first-failure.txt", first_publish_failure(yours)),
     ]
 }
 

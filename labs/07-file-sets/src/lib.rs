@@ -1,5 +1,8 @@
 //! Lab 07 — versioned file sets.
 //!
+//! The lab's harness (package `harness07-file-sets`): everything but your file, compiled
+//! once.
+//!
 //! * `observe`: generations and preconditions, unpinned ranged reads, a consumer that
 //!   mixes two runs, a stale public cache, IAM on replacement. Complete; run it with
 //!   `cargo labs run 07`.
@@ -9,12 +12,39 @@
 //!   writes, a consumer and an analyst that can run between any two requests) and what
 //!   every schedule is checked against. Complete.
 //! * `figures`: the chapter's figures.
-//! * `publication`: **your part** — the IAM bindings, the publisher, `abandon` and the
-//!   consumer. Grade it with `cargo labs check 07`.
+//!
+//! Your part, `publication.rs` (the IAM bindings, the publisher, `abandon` and the
+//! consumer), is a crate of its own, `publication`, that uses this one's `world`; the
+//! lab's binary and its graded suite hand it to the scenarios with [`learner!`]. Grade it
+//! with `cargo labs check 07`.
 
 pub mod figures;
 pub mod invariants;
 pub mod observe;
-pub mod publication;
 pub mod scenarios;
 pub mod world;
+
+pub use scenarios::Protocol;
+
+/// Your functions in `publication.rs` (the crate `publication`), as the scenarios take them.
+#[macro_export]
+macro_rules! learner {
+    () => {
+        $crate::Protocol {
+            access: publication::ACCESS,
+            publish: publication::publish,
+            abandon: publication::abandon,
+            consume: publication::consume,
+        }
+    };
+}
+
+/// The lab binary's command line, running `yours` in the graded worlds and figures.
+pub fn main(yours: Protocol) -> std::process::ExitCode {
+    labkit::lab_main(labkit::LabBinary {
+        learner: yours,
+        observe: observe::run,
+        scenarios: scenarios::SCENARIOS,
+        figures: figures::figures,
+    })
+}

@@ -1,10 +1,5 @@
-use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
+//! The lab's command line (`cargo labs run 07`, `replay 07`), running your `publication.rs`.
 
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: file_sets::observe::run,
-        scenarios: file_sets::scenarios::SCENARIOS,
-        figures: file_sets::figures::figures,
-    })
+fn main() -> std::process::ExitCode {
+    file_sets::main(file_sets::learner!())
 }

@@ -22,7 +22,7 @@
 //!
 //! Grade it with `cargo labs check 07`; `cargo labs hint 07` when you are stuck.
 
-use crate::world::{
+use file_sets::world::{
     ANALYST, CONSUMER, DATA, Dataset, Error, FileRef, Gcs, MANIFEST, Manifest, PUBLISHER, RELEASES,
     Report, parse_accounts, parse_positions, report,
 };

@@ -1,6 +1,6 @@
 //! The figures of chapter 8, generated from this code by `cargo labs bless`.
 
-use crate::scenarios::{crash_matrix, explore, explore_fence};
+use crate::scenarios::{Protocol, crash_matrix, explore, explore_fence};
 use labkit::fault::Exploration;
 use labkit::figure::Sequence;
 
@@ -8,22 +8,22 @@ use labkit::figure::Sequence;
 const COLUMNS: usize = 86;
 
 /// A crash-point matrix as the chapter shows it.
-pub fn matrix_text() -> String {
-    crash_matrix().render_width(COLUMNS)
+pub fn matrix_text(yours: Protocol) -> String {
+    crash_matrix(yours).render_width(COLUMNS)
 }
 
 /// The first failure `cargo labs check 08` reports: the first failing graded test's, in
 /// the suite's order (generated, so the book cannot drift from what the check prints).
-fn first_failure() -> String {
-    let explorations: [fn() -> Exploration; 5] = [
-        || explore("ledger", 0),
-        || explore("lost-response", 0),
-        || explore_fence("fence-record"),
-        || explore_fence("fence-checkpoint"),
-        || explore("drill", 0),
+fn first_failure(yours: Protocol) -> String {
+    let explorations: [fn(Protocol) -> Exploration; 5] = [
+        |yours| explore(yours, "ledger", 0),
+        |yours| explore(yours, "lost-response", 0),
+        |yours| explore_fence(yours, "fence-record"),
+        |yours| explore_fence(yours, "fence-checkpoint"),
+        |yours| explore(yours, "drill", 0),
     ];
     for explore in explorations {
-        if let Some(failure) = explore().failure {
+        if let Some(failure) = explore(yours).failure {
             return format!("{failure:COLUMNS$}\n");
         }
     }
@@ -118,11 +118,11 @@ fn stale_owner() -> Sequence {
     .note(old, "stops: no append, no checkpoint")
 }
 
-/// The figures of chapter 8.
-pub fn figures() -> Vec<(&'static str, String)> {
+/// The figures of chapter 8; `yours` is the code whose first failure it shows.
+pub fn figures(yours: Protocol) -> Vec<(&'static str, String)> {
     vec![
         ("08-journal-protocol.svg", protocol().to_svg()),
         ("08-stale-owner.svg", stale_owner().to_svg()),
-        ("08-first-failure.txt", first_failure()),
+        ("08-first-failure.txt", first_failure(yours)),
     ]
 }

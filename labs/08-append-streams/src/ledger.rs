@@ -20,8 +20,8 @@
 //! and repaired under a new identity; the writer finishes once the faults stop.
 //! `cargo labs hint 08` gives the protocol one step at a time.
 
-use crate::world::state::*;
-use crate::world::{
+use append_streams::world::state::*;
+use append_streams::world::{
     Code, Journal, MAX_BATCH_ROWS, PARTITION, Row, SERIALIZATION_VERSION, SOURCE_END, SOURCE_FIRST,
     Stop, TABLE, Writer, fingerprint,
 };

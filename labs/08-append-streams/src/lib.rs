@@ -1,17 +1,47 @@
 //! Lab 08 — append streams with offsets, and the crash-recovery journal.
 //!
+//! The lab's harness (package `harness08-append-streams`): everything but your file,
+//! compiled once.
+//!
 //! * `observe`: what the simulated Storage Write API does with retries, offsets, a new
 //!   stream and corrupted rows. Complete; run it with `cargo labs run 08`.
 //! * `world`: what the writer talks to (source partition P7, `journal.db`, the service,
 //!   writer processes that crash or, as a stale owner, pause).
-//! * `ledger`: **your part** — the journal transitions, fenced by the owner epoch, and
-//!   the writer that recovers from them. Grade it with `cargo labs check 08`.
 //! * `scenarios`, `invariants`: the graded runs of your writer and what must hold after
 //!   each; `figures`: the chapter's figures. Complete.
+//!
+//! Your part, `ledger.rs` (the journal transitions, fenced by the owner epoch, and the
+//! writer that recovers from them), is a crate of its own, `ledger`, that uses this one's
+//! `world`; the lab's binary and its graded suite hand it to the scenarios with
+//! [`learner!`]. Grade it with `cargo labs check 08`.
 
 pub mod figures;
 pub mod invariants;
-pub mod ledger;
 pub mod observe;
 pub mod scenarios;
 pub mod world;
+
+pub use scenarios::Protocol;
+
+/// Your functions in `ledger.rs` (the crate `ledger`), as the scenarios take them.
+#[macro_export]
+macro_rules! learner {
+    () => {
+        $crate::Protocol {
+            run_writer: ledger::run_writer,
+            acquire_lease: ledger::acquire_lease,
+            transition: ledger::transition,
+            advance_checkpoint: ledger::advance_checkpoint,
+        }
+    };
+}
+
+/// The lab binary's command line, running `yours` in the graded worlds and figures.
+pub fn main(yours: Protocol) -> std::process::ExitCode {
+    labkit::lab_main(labkit::LabBinary {
+        learner: yours,
+        observe: observe::run,
+        scenarios: scenarios::SCENARIOS,
+        figures: figures::figures,
+    })
+}

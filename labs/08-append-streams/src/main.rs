@@ -1,10 +1,5 @@
-use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
+//! The lab's command line (`cargo labs run 08`, `replay 08`), running your `ledger.rs`.
 
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: append_streams::observe::run,
-        scenarios: append_streams::scenarios::SCENARIOS,
-        figures: append_streams::figures::figures,
-    })
+fn main() -> std::process::ExitCode {
+    append_streams::main(append_streams::learner!())
 }

@@ -20,7 +20,7 @@
 //!
 //! `cargo labs hint 09` gives the protocol one step at a time.
 
-use crate::world::{BATCH, Coordinator, RANGES, Stop, source_rows};
+use pending_streams::world::{BATCH, Coordinator, RANGES, Stop, source_rows};
 use rusqlite::params;
 
 // ANCHOR: run_coordinator

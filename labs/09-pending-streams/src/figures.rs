@@ -1,6 +1,6 @@
 //! The figures of chapter 9, generated from this code by `cargo labs bless`.
 
-use crate::scenarios::{crash_matrix, explore_batch, explore_case};
+use crate::scenarios::{Protocol, crash_matrix, explore_batch, explore_case};
 use labkit::fault::Exploration;
 use labkit::figure::Sequence;
 
@@ -8,23 +8,23 @@ use labkit::figure::Sequence;
 const COLUMNS: usize = 86;
 
 /// A crash-point matrix as the chapter shows it.
-pub fn matrix_text() -> String {
-    crash_matrix().render_width(COLUMNS)
+pub fn matrix_text(yours: Protocol) -> String {
+    crash_matrix(yours).render_width(COLUMNS)
 }
 
 /// The first failure `cargo labs check 09` reports: the first failing graded test's, in
 /// the suite's order (generated, so the book cannot drift from what the check prints).
-fn first_failure() -> String {
-    let explorations: [fn() -> Exploration; 6] = [
-        || explore_batch(0),
-        || explore_case("lost-commit"),
-        || explore_case("lost-request"),
-        || explore_case("lost-append"),
-        || explore_batch(1),
-        || explore_batch(2),
+fn first_failure(yours: Protocol) -> String {
+    let explorations: [fn(Protocol) -> Exploration; 6] = [
+        |yours| explore_batch(yours, 0),
+        |yours| explore_case(yours, "lost-commit"),
+        |yours| explore_case(yours, "lost-request"),
+        |yours| explore_case(yours, "lost-append"),
+        |yours| explore_batch(yours, 1),
+        |yours| explore_batch(yours, 2),
     ];
     for explore in explorations {
-        if let Some(failure) = explore().failure {
+        if let Some(failure) = explore(yours).failure {
             return format!("{failure:COLUMNS$}\n");
         }
     }
@@ -84,10 +84,10 @@ fn protocol() -> Sequence {
     .call("coordinator", "coordinator.db", "D1 COMMITTED at t")
 }
 
-/// The figures of chapter 9.
-pub fn figures() -> Vec<(&'static str, String)> {
+/// The figures of chapter 9; `yours` is the code whose first failure it shows.
+pub fn figures(yours: Protocol) -> Vec<(&'static str, String)> {
     vec![
         ("09-pending-commit.svg", protocol().to_svg()),
-        ("09-first-failure.txt", first_failure()),
+        ("09-first-failure.txt", first_failure(yours)),
     ]
 }

@@ -1,10 +1,5 @@
-use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
+//! The lab's command line (`cargo labs run 09`, `replay 09`), running your `coordinator.rs`.
 
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: pending_streams::observe::run,
-        scenarios: pending_streams::scenarios::SCENARIOS,
-        figures: pending_streams::figures::figures,
-    })
+fn main() -> std::process::ExitCode {
+    pending_streams::main(pending_streams::learner!())
 }

@@ -2,13 +2,19 @@
 //! under every fault schedule of a bounded scope. `SCENARIOS` lists what
 //! `cargo labs replay 09 NAME TOKEN` can replay.
 
-use crate::coordinator::run_coordinator;
 use crate::invariants::{Ending, Outcome, violation};
 use crate::world::{Coordinator, Stop, World};
 use labkit::fault::{
     self, CrashMatrix, Exploration, Fate, Glyph, Replay, Scope, Sim, Token, Verdict,
 };
 use sim_writeapi::Faults;
+
+/// Your `run_coordinator` from `coordinator.rs`, as the graded worlds call it
+/// (`learner!`).
+#[derive(Clone, Copy)]
+pub struct Protocol {
+    pub run_coordinator: fn(&mut Coordinator) -> Result<(), Stop>,
+}
 
 /// Fates the graded calls may meet.
 pub const APPEND_FATES: &[Fate] = &[Fate::Ok, Fate::AppliedResponseLost];
@@ -19,7 +25,7 @@ pub const COMMIT_FATES: &[Fate] = &[Fate::Ok, Fate::AppliedResponseLost, Fate::N
 const PROCESSES: u32 = 5;
 
 /// Runs coordinator processes until one finishes or holds.
-fn run_processes(sim: &mut Sim, world: &mut World) -> Ending {
+fn run_processes(yours: Protocol, sim: &mut Sim, world: &mut World) -> Ending {
     for number in 1..=PROCESSES {
         if number + 1 >= PROCESSES {
             sim.heal();
@@ -29,7 +35,7 @@ fn run_processes(sim: &mut Sim, world: &mut World) -> Ending {
             let started = format!("coordinator-{number} starts and opens coordinator.db");
             (started, String::new())
         });
-        let result = run_coordinator(&mut Coordinator::start(sim, world));
+        let result = (yours.run_coordinator)(&mut Coordinator::start(sim, world));
         match result {
             Ok(()) => return Ending::Done,
             Err(Stop::Hold(reason)) => return Ending::Held(reason),
@@ -57,7 +63,7 @@ pub enum Script {
 }
 
 /// Runs one schedule of the batch, with `script`'s fault on top of the schedule's own.
-pub fn run_batch(sim: &mut Sim, script: Script) -> Outcome {
+pub fn run_batch(yours: Protocol, sim: &mut Sim, script: Script) -> Outcome {
     let mut world = World::create(Faults {
         append: APPEND_FATES,
         finalize: FINALIZE_FATES,
@@ -69,7 +75,7 @@ pub fn run_batch(sim: &mut Sim, script: Script) -> Outcome {
         Script::LoseFirstCommitRequest => world.api.script_next_commit(Fate::NotApplied),
         Script::LoseFirstAppendResponse => world.api.script_next_append(Fate::AppliedResponseLost),
     }
-    let ending = run_processes(sim, &mut world);
+    let ending = run_processes(yours, sim, &mut world);
     Outcome::of(&world, ending)
 }
 
@@ -78,23 +84,23 @@ fn verdict(outcome: &Outcome) -> Verdict {
 }
 
 /// One schedule of the batch: the verdict of [`run_batch`].
-pub fn batch_scenario(sim: &mut Sim) -> Verdict {
-    verdict(&run_batch(sim, Script::Nothing))
+pub fn batch_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
+    verdict(&run_batch(yours, sim, Script::Nothing))
 }
 
 /// The chapter's headline case: the group is committed and the response is lost.
-pub fn lost_commit_scenario(sim: &mut Sim) -> Verdict {
-    verdict(&run_batch(sim, Script::LoseFirstCommitResponse))
+pub fn lost_commit_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
+    verdict(&run_batch(yours, sim, Script::LoseFirstCommitResponse))
 }
 
 /// The commit request is lost before the service applies it.
-pub fn lost_request_scenario(sim: &mut Sim) -> Verdict {
-    verdict(&run_batch(sim, Script::LoseFirstCommitRequest))
+pub fn lost_request_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
+    verdict(&run_batch(yours, sim, Script::LoseFirstCommitRequest))
 }
 
 /// W1's append is applied and its response lost.
-pub fn lost_append_scenario(sim: &mut Sim) -> Verdict {
-    verdict(&run_batch(sim, Script::LoseFirstAppendResponse))
+pub fn lost_append_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
+    verdict(&run_batch(yours, sim, Script::LoseFirstAppendResponse))
 }
 
 fn scope(scenario: &'static str, max_faults: usize) -> Scope {
@@ -106,17 +112,18 @@ fn scope(scenario: &'static str, max_faults: usize) -> Scope {
 }
 
 /// Explores every schedule of the batch with up to `max_faults` faults.
-pub fn explore_batch(max_faults: usize) -> Exploration {
-    fault::explore(scope("batch", max_faults), batch_scenario)
+pub fn explore_batch(yours: Protocol, max_faults: usize) -> Exploration {
+    fault::explore(scope("batch", max_faults), |sim| batch_scenario(yours, sim))
 }
 
 /// Runs one scripted case with no other fault: `lost-commit`, `lost-request` or
 /// `lost-append`.
-pub fn explore_case(name: &'static str) -> Exploration {
-    fault::explore(scope(name, 0), case(name))
+pub fn explore_case(yours: Protocol, name: &'static str) -> Exploration {
+    let scenario = case(name);
+    fault::explore(scope(name, 0), |sim| scenario(yours, sim))
 }
 
-fn case(name: &str) -> fn(&mut Sim) -> Verdict {
+fn case(name: &str) -> fn(Protocol, &mut Sim) -> Verdict {
     match name {
         "lost-commit" => lost_commit_scenario,
         "lost-request" => lost_request_scenario,
@@ -126,33 +133,33 @@ fn case(name: &str) -> fn(&mut Sim) -> Verdict {
 }
 
 /// Every one-fault schedule of the batch and its verdict.
-pub fn explore_every_single_fault() -> Exploration {
-    fault::explore_all(scope("batch", 1), batch_scenario)
+pub fn explore_every_single_fault(yours: Protocol) -> Exploration {
+    fault::explore_all(scope("batch", 1), |sim| batch_scenario(yours, sim))
 }
 
 /// Every one-fault schedule and what it broke.
-pub fn crash_matrix() -> CrashMatrix {
-    CrashMatrix::from_exploration(&explore_every_single_fault())
+pub fn crash_matrix(yours: Protocol) -> CrashMatrix {
+    CrashMatrix::from_exploration(&explore_every_single_fault(yours))
 }
 
-fn replay_batch(token: &Token) -> Replay {
-    fault::replay(token, batch_scenario)
+fn replay_batch(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| batch_scenario(yours, sim))
 }
 
-fn replay_lost_commit(token: &Token) -> Replay {
-    fault::replay(token, lost_commit_scenario)
+fn replay_lost_commit(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| lost_commit_scenario(yours, sim))
 }
 
-fn replay_lost_request(token: &Token) -> Replay {
-    fault::replay(token, lost_request_scenario)
+fn replay_lost_request(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| lost_request_scenario(yours, sim))
 }
 
-fn replay_lost_append(token: &Token) -> Replay {
-    fault::replay(token, lost_append_scenario)
+fn replay_lost_append(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| lost_append_scenario(yours, sim))
 }
 
 /// The scenarios `cargo labs replay 09 NAME TOKEN` can replay.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
+pub const SCENARIOS: &[(&str, labkit::ReplayFn<Protocol>)] = &[
     ("batch", replay_batch),
     ("lost-commit", replay_lost_commit),
     ("lost-request", replay_lost_request),

@@ -2,13 +2,13 @@
 //! the number of hot rows, the signals page and the starter's first failure.
 
 use crate::observe::{OBSERVE_SEED, ONE_TRANSACTION, signals_page};
-use crate::scenarios::{Config, Window, aborts_with_hot_keys, explore_small, seeded_run};
+use crate::scenarios::{Config, Protocol, Window, aborts_with_hot_keys, explore_small, seeded_run};
 use labkit::figure::{BarChart, Sequence};
 
 /// The first failure of the small scope with the learner's code, as the chapter shows it
 /// (generated, so the book cannot drift from what `cargo labs check 10` prints).
-fn first_small_failure() -> String {
-    match explore_small(2).failure {
+fn first_small_failure(yours: Protocol) -> String {
+    match explore_small(yours, 2).failure {
         Some(failure) => format!("{failure}\n"),
         None => "every schedule of the small scope passes\n".to_string(),
     }
@@ -84,13 +84,14 @@ fn aborts_chart() -> String {
     .to_svg()
 }
 
-/// The figures `cargo labs bless` writes into `book/src/figures`.
-pub fn figures() -> Vec<(&'static str, String)> {
+/// The figures `cargo labs bless` writes into `book/src/figures`; `yours` is the code
+/// whose first failure they show.
+pub fn figures(yours: Protocol) -> Vec<(&'static str, String)> {
     vec![
         ("10-protocol.svg", protocol()),
         ("10-signals.svg", signals_chart()),
         ("10-aborts-by-hot-rows.svg", aborts_chart()),
         ("10-signals.md", signals_page()),
-        ("10-first-failure.txt", first_small_failure()),
+        ("10-first-failure.txt", first_small_failure(yours)),
     ]
 }

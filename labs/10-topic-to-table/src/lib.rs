@@ -1,19 +1,48 @@
 //! Lab 10 — exactly-once from topic to table, under chaos and lock conflicts.
 //!
+//! The lab's harness (package `harness10-topic-to-table`): everything but your file,
+//! compiled once.
+//!
 //! * `world`: what your code talks to — the simulated YDB database (`sim-topic`), the
 //!   producer and the consumer, the message codec, the hot-row bump.
-//! * `pipeline`: **your part** — the producer's transaction, the consumer's transaction,
-//!   and how the consumer settles a commit whose outcome is unknown. Grade it with
-//!   `cargo labs check 10`.
 //! * `scenarios`: the graded worlds (the pipeline under the deterministic scheduler and
 //!   the SDK's retry loop, the explorations, the seeded chaos run). Complete.
 //! * `invariants`: what the graded runs check, and the audit of the sink. Complete.
 //! * `observe`: the observe phase; run it with `cargo labs run 10`. Complete.
 //! * `figures`: the book's figures. Complete.
+//!
+//! Your part, `pipeline.rs` (the producer's transaction, the consumer's transaction, and
+//! how the consumer settles a commit whose outcome is unknown), is a crate of its own,
+//! `pipeline`, that uses this one's `world`; the lab's binary and its graded suite hand it
+//! to the scenarios with [`learner!`]. Grade it with `cargo labs check 10`.
 
 pub mod figures;
 pub mod invariants;
 pub mod observe;
-pub mod pipeline;
 pub mod scenarios;
 pub mod world;
+
+pub use scenarios::Protocol;
+
+/// Your functions in `pipeline.rs` (the crate `pipeline`), as the scenarios take them.
+#[macro_export]
+macro_rules! learner {
+    () => {
+        $crate::Protocol {
+            produce: pipeline::produce,
+            produced: pipeline::produced,
+            consume: pipeline::consume,
+            applied: pipeline::commit_was_applied,
+        }
+    };
+}
+
+/// The lab binary's command line, running `yours` in the graded worlds and figures.
+pub fn main(yours: Protocol) -> std::process::ExitCode {
+    labkit::lab_main(labkit::LabBinary {
+        learner: yours,
+        observe: observe::run,
+        scenarios: scenarios::SCENARIOS,
+        figures: figures::figures,
+    })
+}

@@ -1,10 +1,5 @@
-use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
+//! The lab's command line (`cargo labs run 10`, `replay 10`), running your `pipeline.rs`.
 
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: topic_to_table::observe::run,
-        scenarios: topic_to_table::scenarios::SCENARIOS,
-        figures: topic_to_table::figures::figures,
-    })
+fn main() -> std::process::ExitCode {
+    topic_to_table::main(topic_to_table::learner!())
 }

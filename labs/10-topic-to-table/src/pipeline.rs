@@ -20,7 +20,7 @@
 //! * an audit that reads the whole sink back finds every committed message exactly once,
 //!   whatever key its row was written under.
 
-use crate::world::{
+use topic_to_table::world::{
     BATCH, Batch, CONSUMER, Consumer, Producer, SINK, Sim, Tx, Ydb, YdbError, bump_hot_row,
     decode_payload, encode_payload,
 };

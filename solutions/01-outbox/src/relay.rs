@@ -2,8 +2,7 @@
 //! receiver's answer proves the effect exists, and the receiver recognises identities it
 //! already applied.
 
-use crate::world::{Delivery, Outcome, ReceiverError, Relay};
-use labkit::fault::Crash;
+use outbox::world::{Crash, Delivery, Outcome, ReceiverError, Relay};
 use rusqlite::{OptionalExtension, Transaction};
 
 // ANCHOR: relay_outbox

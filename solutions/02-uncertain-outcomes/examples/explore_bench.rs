@@ -15,7 +15,10 @@
 
 use std::time::{Duration, Instant};
 use uncertain_outcomes::invariants::{ALL_EVIDENCE, ALL_INVARIANTS};
-use uncertain_outcomes::scenarios::{Rerun, explore_reconciliation, explore_settlement};
+use uncertain_outcomes::scenarios::{Protocol, Rerun, explore_reconciliation, explore_settlement};
+
+/// The reference solution's `settle` and `reconcile`.
+const YOURS: Protocol = uncertain_outcomes::learner!();
 
 /// Nanoseconds this thread has spent on a CPU, when the kernel says.
 fn cpu_nanos() -> Option<u64> {
@@ -66,17 +69,17 @@ fn main() {
     };
     println!("lab 02 exhaustive exploration, one thread, {profile} build");
     measure("settlement, max_faults 2 (graded)", || {
-        let e = explore_settlement(Rerun::EitherWay, 2, &ALL_INVARIANTS);
+        let e = explore_settlement(YOURS, Rerun::EitherWay, 2, &ALL_INVARIANTS);
         e.assert_ok();
         e.schedules
     });
     measure("reconciliation, max_faults 2 (graded)", || {
-        let e = explore_reconciliation(2, &ALL_EVIDENCE);
+        let e = explore_reconciliation(YOURS, 2, &ALL_EVIDENCE);
         e.assert_ok();
         e.schedules
     });
     measure("settlement, max_faults 3", || {
-        let e = explore_settlement(Rerun::EitherWay, 3, &ALL_INVARIANTS);
+        let e = explore_settlement(YOURS, Rerun::EitherWay, 3, &ALL_INVARIANTS);
         e.assert_ok();
         e.schedules
     });

@@ -5,8 +5,10 @@
 //! what earlier processes left behind (the row, then the processor's receipts) and only
 //! then acts, always under the same key; no external call runs inside a callback.
 
-use crate::world::{App, Intent, RECONCILIATION, RECORDED, SETTLEMENTS, Stop, UNRECORDED};
 use sim_spanner::{ChargeRequest, Row};
+use uncertain_outcomes::world::{
+    App, Intent, RECONCILIATION, RECORDED, SETTLEMENTS, Stop, UNRECORDED,
+};
 
 // ANCHOR: settle
 /// The settlement's idempotency key: derived from the intent, so every attempt of every

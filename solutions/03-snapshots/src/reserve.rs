@@ -1,8 +1,8 @@
 //! The reference solution: one immediate transaction for the reservation, one read
 //! transaction (one snapshot) for the report.
 
-use crate::world::{ITEM, Reservation, Session, Totals};
 use rusqlite::params;
+use snapshots::world::{ITEM, Reservation, Session, Totals};
 
 // ANCHOR: reserve
 /// The critical read and both writes in one transaction. `BEGIN IMMEDIATE` takes the

@@ -1,7 +1,7 @@
 //! The reference solution: a shard prefix computed from the business key, then the time,
 //! then the business key itself.
 
-use crate::world::{Key, KeyRange, Order, Part, shard_of};
+use hotspots::world::{Key, KeyRange, Order, Part, shard_of};
 
 // ANCHOR: physical_key
 /// `PRIMARY KEY (shard, created_at, order_id)`, where `shard` is a stable hash of

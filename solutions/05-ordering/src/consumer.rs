@@ -2,8 +2,7 @@
 //! recognises effects it already applied (in the same transaction as the effect), and
 //! acknowledges only after the commit.
 
-use crate::world::{Consumer, Delivery, Effect};
-use labkit::fault::Crash;
+use ordering::world::{Consumer, Crash, Delivery, Effect};
 use rusqlite::Transaction;
 
 // ANCHOR: handle

@@ -1,8 +1,7 @@
 //! The build phase, part 2, solved: five reminders counted by a durable counter of the
 //! application's own, each sent under an idempotency key derived from the count.
 
-use crate::world::{Delivery, REMINDERS_PER_INVOICE, Reminders};
-use labkit::fault::Crash;
+use dead_letters::world::{Crash, Delivery, REMINDERS_PER_INVOICE, Reminders};
 
 // ANCHOR: on_reminder
 /// Sends the next reminder for the invoice a delivery carries.

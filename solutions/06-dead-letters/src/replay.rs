@@ -2,8 +2,7 @@
 //! consumer version and expected payments, applies only missing effects, tells recovery
 //! from duplication, and declares completion from evidence.
 
-use crate::world::{Billing, Delivery, Payment, ReplayPlan};
-use labkit::fault::Crash;
+use dead_letters::world::{Billing, Crash, Delivery, Payment, ReplayPlan};
 use rusqlite::OptionalExtension;
 
 // ANCHOR: start_replay

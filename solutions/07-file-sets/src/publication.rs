@@ -9,7 +9,7 @@
 //!   each file's run tag, so they report from one complete set or not at all.
 //! * Only the publisher can replace or delete the manifest: everyone else reads.
 
-use crate::world::{
+use file_sets::world::{
     ANALYST, CONSUMER, DATA, Dataset, Error, FileRef, Gcs, MANIFEST, Manifest, PUBLISHER, RELEASES,
     Report, parse_accounts, parse_positions, report,
 };

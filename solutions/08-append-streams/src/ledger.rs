@@ -6,8 +6,8 @@
 //! fingerprint + source range, written before the send. Every write to the journal is
 //! fenced by the owner epoch of the lease, read in the write's own transaction.
 
-use crate::world::state::*;
-use crate::world::{
+use append_streams::world::state::*;
+use append_streams::world::{
     Code, Journal, MAX_BATCH_ROWS, PARTITION, Row, RowError, SERIALIZATION_VERSION, SOURCE_END,
     SOURCE_FIRST, Stop, TABLE, Transaction, Writer, fingerprint, short,
 };

@@ -6,7 +6,9 @@
 //! `BatchCommitWriteStreams`. A lost or failed commit is settled by inspecting the streams,
 //! never by replacing them.
 
-use crate::world::{BATCH, Code, Coordinator, RANGES, Stop, StorageErrorCode, source_rows};
+use pending_streams::world::{
+    BATCH, Code, Coordinator, RANGES, Stop, StorageErrorCode, source_rows,
+};
 use rusqlite::{OptionalExtension, params};
 
 /// One worker's stream, as the journal knows it.

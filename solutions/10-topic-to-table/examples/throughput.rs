@@ -23,9 +23,7 @@ use rusqlite::{Connection, params};
 use sim_topic::{Chaos, RetrySettings};
 use std::cell::RefCell;
 use std::time::Instant;
-use topic_to_table::scenarios::{
-    CHAOS_RATE, Config, Outcome, Protocol, learner_protocol, run_pipeline,
-};
+use topic_to_table::scenarios::{CHAOS_RATE, Config, Outcome, Protocol, run_pipeline};
 use topic_to_table::world::{BATCH, encode_payload};
 
 const MESSAGES: i64 = 4_000;
@@ -192,7 +190,8 @@ fn main() {
         let mut best_plain: f64 = 0.0;
         let mut last = None;
         for round in 0..ROUNDS {
-            let (outcome, seconds) = pipeline(producers, learner_protocol(), 0x10 + round as u64);
+            let (outcome, seconds) =
+                pipeline(producers, topic_to_table::learner!(), 0x10 + round as u64);
             assert!(
                 outcome.signals.lost == 0 && outcome.audit.exactly_once() && outcome.drained,
                 "the pipeline must deliver exactly once: {:?}",

@@ -1,7 +1,7 @@
 //! The producer's transaction, the consumer's transaction and the settling of an unknown
 //! commit, solved.
 
-use crate::world::{
+use topic_to_table::world::{
     BATCH, Batch, CONSUMER, Consumer, Producer, SINK, Sim, Tx, Ydb, YdbError, bump_hot_row,
     decode_payload, encode_payload,
 };

@@ -1,8 +1,8 @@
 //! The readability gate's measures (tests/readability.rs), for any lab in any workbook:
-//! the files a learner reads, their functions, and the modules each file uses.
+//! the files a learner reads, their functions, and what the learner's crate depends on.
 
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use workbook::meta::Lab;
 
@@ -156,89 +156,72 @@ pub fn long_functions(root: &Path, lab: &Lab) -> Vec<String> {
     over
 }
 
-/// The modules of a lab's crate (`src/X.rs` or `src/X/…` is module X) and the modules each
-/// refers to (`crate::Y`).
-pub fn module_graph(lab: &Lab) -> BTreeMap<String, BTreeSet<String>> {
-    let src = lab.dir.join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in files {
-        let rel = file.strip_prefix(&src).unwrap();
-        let module = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
-        if module == "lib" || module == "main" {
+/// The names a manifest's `[dependencies]` (and, when `dev` is set, `[dev-dependencies]`)
+/// give the packages it depends on.
+fn dependencies(manifest: &Path, dev: bool) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(manifest) else {
+        return Vec::new();
+    };
+    let Ok(table) = toml::from_str::<toml::Table>(&text) else {
+        return Vec::new();
+    };
+    let tables: &[&str] = if dev {
+        &["dependencies", "dev-dependencies"]
+    } else {
+        &["dependencies"]
+    };
+    let mut names = Vec::new();
+    for key in tables {
+        let Some(deps) = table.get(*key).and_then(|d| d.as_table()) else {
             continue;
-        }
-        let source = std::fs::read_to_string(&file).unwrap();
-        let uses = graph.entry(module.clone()).or_default();
-        for part in source.split("crate::").skip(1) {
-            let target: String = part
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !target.is_empty() && target != module {
-                uses.insert(target);
-            }
-        }
-        // `use crate::{a, b}` names several modules at once.
-        for part in source.split("crate::{").skip(1) {
-            let list = part.split('}').next().unwrap_or_default();
-            for item in list.split(',') {
-                let target: String = item
-                    .trim()
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !target.is_empty() && target != module {
-                    uses.insert(target);
-                }
-            }
+        };
+        for (name, dep) in deps {
+            let package = dep.get("package").and_then(|p| p.as_str());
+            names.push(package.unwrap_or(name).to_string());
         }
     }
-    graph
+    names
 }
 
-fn reaches(graph: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> bool {
-    let mut seen = BTreeSet::new();
-    let mut stack = vec![from.to_string()];
-    while let Some(module) = stack.pop() {
-        if module == to {
-            return true;
-        }
-        if seen.insert(module.clone()) {
-            stack.extend(graph.get(&module).into_iter().flatten().cloned());
-        }
-    }
-    false
-}
-
-/// Every module a learner file of `lab` uses that leads back to it.
+/// What keeps the learner's file apart from the rest of the lab, so that the learner's
+/// file uses the world and only the harness's users call the learner: the learner's crate
+/// depends on the lab's harness (`harness/`) and reaches neither the kit nor the graded
+/// suites' harness (the suite has them as dev-dependencies); the harness does not depend
+/// on the learner's crate, so no module of the harness can import the learner's file, and
+/// cargo refuses any circle.
 pub fn import_circles(lab: &Lab) -> Vec<String> {
-    let graph = module_graph(lab);
-    let mut circles = Vec::new();
-    for file in &lab.meta.learner_files {
-        let learner = Path::new(file)
-            .file_stem()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        for used in graph.get(&learner).into_iter().flatten() {
-            if reaches(&graph, used, &learner) {
-                circles.push(format!(
-                    "lab {}: the learner's `{learner}` uses `{used}`, which leads back to `{learner}`: the learner's file may use the world; only the harness calls the learner",
-                    lab.meta.number
-                ));
-            }
+    let n = &lab.meta.number;
+    let learner = dependencies(&lab.dir.join("Cargo.toml"), false);
+    let harness_manifest = lab.dir.join("harness/Cargo.toml");
+    let harness_name = std::fs::read_to_string(&harness_manifest)
+        .ok()
+        .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
+        .and_then(|t| Some(t.get("package")?.get("name")?.as_str()?.to_string()));
+    let mut problems = Vec::new();
+    match &harness_name {
+        Some(name) if learner.contains(name) => {}
+        Some(name) => problems.push(format!(
+            "lab {n}: the learner's crate does not depend on the lab's harness `{name}`"
+        )),
+        None => problems.push(format!(
+            "lab {n}: {} is missing: the lab has no harness apart from the learner's file",
+            harness_manifest.display()
+        )),
+    }
+    for kit in ["labkit", "graded"] {
+        if learner.iter().any(|d| d == kit) {
+            problems.push(format!(
+                "lab {n}: the learner's crate depends on `{kit}`: a learner file must not reach it; re-export from the world what the learner's file needs, and make it a dev-dependency for the graded suite"
+            ));
         }
     }
-    circles
+    if dependencies(&harness_manifest, true).contains(&lab.meta.package) {
+        problems.push(format!(
+            "lab {n}: the harness depends on the learner's crate `{}`: the learner's file may use the world; only the lab's binary and graded suite hand it to the harness",
+            lab.meta.package
+        ));
+    }
+    problems
 }
 
 /// The crates a learner opens beside the labs: the simulators of the services the labs

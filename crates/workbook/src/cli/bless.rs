@@ -1,7 +1,8 @@
 //! `cargo labs bless [N …] [--check]`: regenerates everything the gates derive from the
 //! code — each lab's figures and generated text, the reference solutions' figures (their
-//! crash matrices), the generated book pages, and the published hashes of the learner's
-//! files in `lab.toml` — or, with `--check`, says what is out of date and changes nothing.
+//! crash matrices), the generated book pages, the published hashes of the lab's files in
+//! `lab.toml`, and the signatures of the catalogue's wrong solutions (it builds and runs
+//! the catalogue) — or, with `--check`, says what is out of date and changes nothing.
 //! Every gate that finds derived data stale names this command.
 
 use super::{Command, Section};
@@ -18,7 +19,7 @@ pub const COMMAND: Command = Command {
     name: "bless",
     section: Section::Teacher,
     usage: "cargo labs bless [N …] [--check]",
-    about: "regenerate what the gates derive from the code: figures, generated pages, the solutions'\ncrash matrices and the published hashes in lab.toml (--check: only say what is stale)",
+    about: "regenerate what the gates derive from the code: figures, generated pages, the solutions'\ncrash matrices, the published hashes in lab.toml and the catalogue's signatures (--check:\nonly say what is stale)",
     run: |wb, mut args| {
         let check = args.flag("--check");
         let only = args.positional()?;
@@ -32,6 +33,7 @@ pub fn bless(wb: &Workbook, only: &[String], check: bool) -> Result<()> {
     stale.extend(solution_figures(wb, &labs, check)?);
     stale.extend(pages(wb, check)?);
     stale.extend(published(wb, &labs, check)?);
+    stale.extend(catalogue(wb, &labs, check)?);
     match (stale.is_empty(), check) {
         (true, true) => println!("everything derived is current"),
         (true, false) => println!("nothing derived was out of date"),
@@ -85,14 +87,19 @@ fn lab_figures(wb: &Workbook, labs: &[&Lab], check: bool) -> Result<Vec<String>>
 }
 
 /// The figures a reference solution keeps current itself (the crash matrices the
-/// chapters show): its library's tests rewrite them under `BLESS=1`.
+/// chapters show): its `book` test rewrites them under `BLESS=1`.
 fn solution_figures(wb: &Workbook, labs: &[&Lab], check: bool) -> Result<Vec<String>> {
-    if !wb.root.join("solutions").is_dir() {
+    let with_book: Vec<&&Lab> = (labs.iter())
+        .filter(|lab| {
+            crate::mutants::solution_dir(lab).is_some_and(|d| d.join("tests/book.rs").is_file())
+        })
+        .collect();
+    if with_book.is_empty() {
         return Ok(Vec::new());
     }
     let mut command = process::cargo();
-    command.args(["test", "-q", "--lib"]);
-    for lab in labs {
+    command.args(["test", "-q", "--test", "book"]);
+    for lab in with_book {
         command.args(["-p", &lab.meta.solution_package]);
     }
     if !check {
@@ -170,6 +177,42 @@ fn published(wb: &Workbook, labs: &[&Lab], check: bool) -> Result<Vec<String>> {
             crate::write_atomically(&toml_path, &updated)
                 .map_err(|e| Error::writing(&toml_path, e))?;
         }
+    }
+    Ok(stale)
+}
+
+/// The signature of every entry of the labs' catalogues (teacher's edition): the
+/// catalogue is built and run, and a signature its run does not show is rewritten. What
+/// bless cannot fix (an edit that no longer applies, an entry its tests do not reject) is
+/// an error, after the signatures are written.
+fn catalogue(wb: &Workbook, labs: &[&Lab], check: bool) -> Result<Vec<String>> {
+    let labs: Vec<Lab> = (labs.iter())
+        .filter(|lab| crate::mutants::catalogue_dir(lab).is_some_and(|d| d.is_dir()))
+        .map(|lab| (*lab).clone())
+        .collect();
+    if labs.is_empty() {
+        return Ok(Vec::new());
+    }
+    println!("running the catalogue of wrong solutions …");
+    let run = crate::mutants::gate::run(&wb.root, &labs, &wb.settings)?;
+    let mut stale = Vec::new();
+    for entry in run.entries.iter().filter(|e| e.stale_signature.is_some()) {
+        if check {
+            stale.extend(entry.stale_signature.clone());
+        } else if crate::mutants::gate::record_signature(entry)? {
+            stale.push(format!("{}: signature {:?}", entry.label, entry.seen));
+        }
+    }
+    let mut problems = run.problems;
+    problems.extend(run.entries.into_iter().flat_map(|e| e.problems));
+    if !problems.is_empty() {
+        if !stale.is_empty() && !check {
+            println!("regenerated:\n  {}", stale.join("\n  "));
+        }
+        return Err(Error::lab(format!(
+            "the catalogue has problems bless cannot fix:\n{}",
+            problems.join("\n\n")
+        )));
     }
     Ok(stale)
 }

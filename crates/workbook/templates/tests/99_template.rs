@@ -2,7 +2,10 @@
 //! solution. Run it with `cargo labs check 99`.
 
 use labkit::fault::{self, Token};
-use template::scenarios::{delivery_scenario, delivery_scope, explore_delivery};
+use template::scenarios::{Protocol, delivery_scenario, delivery_scope, explore_delivery};
+
+/// Your `receive` (`src/receiver.rs`), as the scenarios take it.
+const YOURS: Protocol = template::learner!();
 
 // The graded tests, in the order they are reported (see the `graded` crate).
 graded::suite![
@@ -12,20 +15,21 @@ graded::suite![
 ];
 
 fn the_fault_free_run_applies_every_message_once() {
-    explore_delivery(0).assert_ok();
+    explore_delivery(YOURS, 0).assert_ok();
 }
 
 fn every_message_takes_effect_once_when_responses_are_lost() {
-    explore_delivery(2).assert_ok_reaching(2);
+    explore_delivery(YOURS, 2).assert_ok_reaching(2);
 }
 
 fn every_schedule_replays_identically() {
     // Every schedule with up to one fault, each replayed twice.
-    let sample: Vec<Token> = fault::explore_all(delivery_scope(1), delivery_scenario)
-        .runs
-        .into_iter()
-        .map(|run| run.token)
-        .collect();
-    let checked = fault::check_determinism(&sample, delivery_scenario);
+    let sample: Vec<Token> =
+        fault::explore_all(delivery_scope(1), |sim| delivery_scenario(YOURS, sim))
+            .runs
+            .into_iter()
+            .map(|run| run.token)
+            .collect();
+    let checked = fault::check_determinism(&sample, |sim| delivery_scenario(YOURS, sim));
     assert_eq!(checked, Ok(sample.len()));
 }

@@ -14,7 +14,8 @@ mod network;
 
 pub use network::{Effect, Faults, Network};
 
-use labkit::fault::{Crash, Sim};
+pub use labkit::fault::Crash;
+use labkit::fault::Sim;
 use rusqlite::{Connection, Transaction};
 
 /// One row of the outbox: the intent to publish an order's effect.

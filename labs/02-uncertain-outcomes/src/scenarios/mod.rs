@@ -4,13 +4,19 @@
 use crate::invariants::{
     ALL_EVIDENCE, ALL_INVARIANTS, Evidence, Invariant, check_recorded_intents, check_settlements,
 };
-use crate::settlement::settle;
 use crate::world::{App, Intent, Stop, World};
 use labkit::fault::{self, Exploration, Glyph, Replay, Scope, Sim, Token, Verdict};
 
 mod reconciliation;
 
 pub use reconciliation::{legacy_world, reconciliation_scenario};
+
+/// Your functions from `settlement.rs`, as the graded worlds call them (`learner!`).
+#[derive(Clone, Copy)]
+pub struct Protocol {
+    pub settle: fn(&mut App<'_>, &Intent) -> Result<(), Stop>,
+    pub reconcile: fn(&mut App<'_>) -> Result<(), Stop>,
+}
 
 /// The intents every graded settlement schedule starts with.
 pub const INTENTS: [Intent; 2] = [
@@ -87,10 +93,15 @@ fn wait_for_the_next_run(sim: &mut Sim, world: &mut World, rerun: Rerun) {
 
 /// One run of the settlement job: each unfinished intent settled in a process of its
 /// own. An intent whose process returned `Ok` is finished: the job never asks again.
-fn run_job(sim: &mut Sim, world: &mut World, unfinished: &mut Vec<Intent>) -> Verdict {
+fn run_job(
+    yours: Protocol,
+    sim: &mut Sim,
+    world: &mut World,
+    unfinished: &mut Vec<Intent>,
+) -> Verdict {
     let mut stopped_with_a_charge = Ok(());
     unfinished.retain(|intent| {
-        let finished = process(sim, "settle", |app| settle(app, intent), world);
+        let finished = process(sim, "settle", |app| (yours.settle)(app, intent), world);
         if !finished && stopped_with_a_charge.is_ok() {
             stopped_with_a_charge = check_recorded_intents(world, &INTENTS);
         }
@@ -104,7 +115,12 @@ fn run_job(sim: &mut Sim, world: &mut World, unfinished: &mut Vec<Intent>) -> Ve
 /// finished, at most three times while faults happen; then the faults heal (commits
 /// and charges in flight land) and it runs at most twice more; then the invariants.
 /// `rerun` says when the job runs again after a run that left an intent unfinished.
-pub fn settlement_scenario(sim: &mut Sim, rerun: Rerun, invariants: &[Invariant]) -> Verdict {
+pub fn settlement_scenario(
+    yours: Protocol,
+    sim: &mut Sim,
+    rerun: Rerun,
+    invariants: &[Invariant],
+) -> Verdict {
     let mut world = World::default();
     let mut unfinished = INTENTS.to_vec();
     let mut first_stop = Ok(());
@@ -119,7 +135,7 @@ pub fn settlement_scenario(sim: &mut Sim, rerun: Rerun, invariants: &[Invariant]
             sim.heal();
             world.land_in_flight(sim);
         }
-        let stop = run_job(sim, &mut world, &mut unfinished);
+        let stop = run_job(yours, sim, &mut world, &mut unfinished);
         first_stop = first_stop.and(stop);
     }
     sim.heal();
@@ -155,52 +171,59 @@ pub fn reconciliation_scope(max_faults: usize) -> Scope {
 
 /// Explores every settlement schedule with up to `max_faults` faults.
 pub fn explore_settlement(
+    yours: Protocol,
     rerun: Rerun,
     max_faults: usize,
     invariants: &'static [Invariant],
 ) -> Exploration {
     fault::explore(settlement_scope(rerun, max_faults), |sim| {
-        settlement_scenario(sim, rerun, invariants)
+        settlement_scenario(yours, sim, rerun, invariants)
     })
 }
 
 /// Explores every reconciliation schedule with up to `max_faults` faults.
-pub fn explore_reconciliation(max_faults: usize, invariants: &'static [Evidence]) -> Exploration {
+pub fn explore_reconciliation(
+    yours: Protocol,
+    max_faults: usize,
+    invariants: &'static [Evidence],
+) -> Exploration {
     fault::explore(reconciliation_scope(max_faults), |sim| {
-        reconciliation_scenario(sim, invariants)
+        reconciliation_scenario(yours, sim, invariants)
     })
 }
 
-fn replay_settlement(token: &Token) -> Replay {
+fn replay_settlement(yours: Protocol, token: &Token) -> Replay {
     fault::replay(token, |sim| {
-        settlement_scenario(sim, Rerun::AtOnce, &ALL_INVARIANTS)
+        settlement_scenario(yours, sim, Rerun::AtOnce, &ALL_INVARIANTS)
     })
 }
 
-fn replay_next_day(token: &Token) -> Replay {
+fn replay_next_day(yours: Protocol, token: &Token) -> Replay {
     fault::replay(token, |sim| {
-        settlement_scenario(sim, Rerun::NextDay, &ALL_INVARIANTS)
+        settlement_scenario(yours, sim, Rerun::NextDay, &ALL_INVARIANTS)
     })
 }
 
-fn replay_any_day(token: &Token) -> Replay {
+fn replay_any_day(yours: Protocol, token: &Token) -> Replay {
     fault::replay(token, |sim| {
-        settlement_scenario(sim, Rerun::EitherWay, &ALL_INVARIANTS)
+        settlement_scenario(yours, sim, Rerun::EitherWay, &ALL_INVARIANTS)
     })
 }
 
-fn replay_reconciliation(token: &Token) -> Replay {
-    fault::replay(token, |sim| reconciliation_scenario(sim, &ALL_EVIDENCE))
+fn replay_reconciliation(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| {
+        reconciliation_scenario(yours, sim, &ALL_EVIDENCE)
+    })
 }
 
-fn replay_naive(token: &Token) -> Replay {
+fn replay_naive(_: Protocol, token: &Token) -> Replay {
     fault::replay(token, |sim| {
         crate::observe::naive_scenario(sim, crate::observe::NAIVE).0
     })
 }
 
 /// The scenarios `cargo labs replay 02 NAME TOKEN` can replay.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
+pub const SCENARIOS: &[(&str, labkit::ReplayFn<Protocol>)] = &[
     ("settlement", replay_settlement),
     ("settlement-next-day", replay_next_day),
     ("settlement-any-day", replay_any_day),

@@ -1,9 +1,8 @@
 //! The reconciliation scenario: a history an older, naive job left behind, and
 //! `reconcile` run over it while faults happen, and once more after they heal.
 
-use super::process;
+use super::{Protocol, process};
 use crate::invariants::{Evidence, Reconciled, check_reconciliation};
-use crate::settlement::reconcile;
 use crate::world::{SETTLEMENTS, World};
 use labkit::fault::{Sim, Verdict};
 use sim_spanner::{ChargeRequest, Mutation, Receipt, Row};
@@ -85,18 +84,18 @@ fn note_history(sim: &mut Sim, history: &World) {
 /// One graded reconciliation schedule: the legacy history; reconciliation runs until one
 /// finishes (at most three runs while faults happen); the faults heal; one more run (a
 /// reconciliation can always be run again); then the invariants.
-pub fn reconciliation_scenario(sim: &mut Sim, invariants: &[Evidence]) -> Verdict {
+pub fn reconciliation_scenario(yours: Protocol, sim: &mut Sim, invariants: &[Evidence]) -> Verdict {
     let before = legacy_world();
     let mut world = before.clone();
     note_history(sim, &before);
     for _run in 1..=3 {
-        if process(sim, "reconcile", reconcile, &mut world) {
+        if process(sim, "reconcile", yours.reconcile, &mut world) {
             break;
         }
     }
     sim.heal();
     world.land_in_flight(sim);
-    let last_run_finished = process(sim, "reconcile", reconcile, &mut world);
+    let last_run_finished = process(sim, "reconcile", yours.reconcile, &mut world);
     let reconciled = Reconciled {
         before: &before,
         after: &world,

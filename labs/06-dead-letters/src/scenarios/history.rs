@@ -20,7 +20,7 @@ impl Systems {
         sim: &'a mut Sim,
         faults: Faults,
         run: i64,
-        peer: Option<Peer>,
+        peer: Option<Peer<'a>>,
     ) -> Billing<'a> {
         let (broker, ledger, mail) = (&mut self.broker, &self.ledger, &mut self.mail);
         Billing::start(sim, broker, ledger, mail, faults, run, peer)

@@ -1,10 +1,10 @@
 //! The billing world: the incident's history, then your replay procedure under faults.
 
+use super::Protocol;
 use super::history::{Systems, history};
 use crate::invariants::{
     ALL_REPLAY_INVARIANTS, INTERVAL_PAYMENTS, ReplayEnd, check_replay, debits,
 };
-use crate::replay::{on_payment, replay_complete, start_replay};
 use crate::world::{BILLING, Billing, Faults, MailProvider, PAYMENTS, PLAN, Peer};
 use labkit::fault::{Crash, Glyph, Sim, Verdict};
 use rusqlite::Connection;
@@ -97,9 +97,13 @@ const FAULTY_ROUNDS: usize = 2;
 const DRAIN_ROUNDS: usize = 8;
 
 /// Handles a batch in order, until it ends or the process crashes.
-fn handle_batch(billing: &mut Billing, batch: &[ReceivedMessage]) -> Result<(), Crash> {
+fn handle_batch(
+    yours: Protocol,
+    billing: &mut Billing,
+    batch: &[ReceivedMessage],
+) -> Result<(), Crash> {
     for received in batch {
-        on_payment(billing, received)?;
+        (yours.on_payment)(billing, received)?;
     }
     Ok(())
 }
@@ -113,6 +117,7 @@ fn record_crash(sim: &mut Sim, crash: Crash) {
 
 /// A peer billing process, started while the first one stalls.
 fn peer(
+    yours: Protocol,
     sim: &mut Sim,
     broker: &mut Broker,
     ledger: &Connection,
@@ -126,7 +131,7 @@ fn peer(
     });
     let batch = broker.pull(sim, BILLING, 10).expect("pull");
     let mut billing = Billing::start(sim, broker, ledger, mail, faults, run, None);
-    if let Err(crash) = handle_batch(&mut billing, &batch) {
+    if let Err(crash) = handle_batch(yours, &mut billing, &batch) {
         record_crash(sim, crash);
     }
 }
@@ -134,6 +139,7 @@ fn peer(
 /// One billing process: pulls a batch and handles it, until the batch ends or the
 /// process crashes. The first may stall.
 fn consumer_round(
+    yours: Protocol,
     sim: &mut Sim,
     systems: &mut Systems,
     faults: Faults,
@@ -142,7 +148,7 @@ fn consumer_round(
 ) {
     let batch = systems.broker.pull(sim, BILLING, 10).expect("pull");
     let mut billing = systems.billing(sim, faults, run, stall);
-    if let Err(crash) = handle_batch(&mut billing, &batch) {
+    if let Err(crash) = handle_batch(yours, &mut billing, &batch) {
         record_crash(sim, crash);
     }
 }
@@ -170,21 +176,28 @@ fn missing_work(systems: &Systems) -> Vec<String> {
 /// a billing process handles a batch, a new payment arrives, and the operator asks
 /// whether the replay is complete. After the faults stop and the replay is declared
 /// complete (or the rounds run out), billing drains the rest; then the invariants.
-pub fn replay_scenario(sim: &mut Sim, world: &ReplayWorld) -> Verdict {
+pub fn replay_scenario(yours: Protocol, sim: &mut Sim, world: &ReplayWorld) -> Verdict {
     let mut systems = history(sim, world);
     // The operator's process: no replay run yet.
-    let run = start_replay(&mut systems.billing(sim, world.faults, 0, None), &PLAN);
+    let run = (yours.start_replay)(&mut systems.billing(sim, world.faults, 0, None), &PLAN);
+    let stalled_peer =
+        move |sim: &mut Sim,
+              broker: &mut Broker,
+              ledger: &Connection,
+              mail: &mut MailProvider,
+              faults,
+              run| { peer(yours, sim, broker, ledger, mail, faults, run) };
     let mut completed_with_missing: Option<Vec<String>> = None;
     let mut declared = false;
     for round in 0..FAULTY_ROUNDS + DRAIN_ROUNDS {
         if round == FAULTY_ROUNDS {
             sim.heal();
         }
-        let stall: Option<Peer> = (world.stalls && round == 0).then_some(peer);
-        consumer_round(sim, &mut systems, world.faults, stall, run);
+        let stall: Option<Peer> = (world.stalls && round == 0).then_some(&stalled_peer);
+        consumer_round(yours, sim, &mut systems, world.faults, stall, run);
         systems.broker.advance(sim, 10);
         new_payment(sim, &mut systems, round + 1);
-        if replay_complete(&systems.billing(sim, world.faults, run, None), run) {
+        if (yours.replay_complete)(&systems.billing(sim, world.faults, run, None), run) {
             let missing = missing_work(&systems);
             sim.note("operator", || format!("replay run {run} declared complete"));
             completed_with_missing = (!missing.is_empty()).then_some(missing);
@@ -199,7 +212,7 @@ pub fn replay_scenario(sim: &mut Sim, world: &ReplayWorld) -> Verdict {
         if systems.broker.backlog(BILLING) == 0 {
             break;
         }
-        consumer_round(sim, &mut systems, world.faults, None, run);
+        consumer_round(yours, sim, &mut systems, world.faults, None, run);
         systems.broker.advance(sim, 10);
     }
     let end = ReplayEnd {

@@ -1,7 +1,7 @@
 //! The reminder world: overdue invoices, a dead-letter policy, your handler.
 
+use super::Protocol;
 use crate::invariants::check_reminders;
-use crate::reminders::on_reminder;
 use crate::world::{
     Faults, INVOICES, MailProvider, REMINDER_SCHEMA, REMINDERS, REMINDERS_DEAD, Reminders,
 };
@@ -120,7 +120,7 @@ pub const REMINDER_WORLDS: [&ReminderWorld; 5] = [
 ];
 
 /// One reminder process per subscription and round: pulls and handles its batch.
-fn reminder_round(sim: &mut Sim, systems: &mut Systems, faults: Faults) {
+fn reminder_round(yours: Protocol, sim: &mut Sim, systems: &mut Systems, faults: Faults) {
     for subscription in [REMINDERS, REMINDERS_DEAD] {
         let batch = systems.broker.pull(sim, subscription, 10).expect("pull");
         let mut reminders = Reminders::start(
@@ -132,7 +132,7 @@ fn reminder_round(sim: &mut Sim, systems: &mut Systems, faults: Faults) {
             faults,
         );
         for received in &batch {
-            if let Err(crash) = on_reminder(&mut reminders, received) {
+            if let Err(crash) = (yours.on_reminder)(&mut reminders, received) {
                 sim.event("reminders", Glyph::Recover, || {
                     let truth = format!("{crash}; the open transaction rolled back, memory lost");
                     ("a new reminder process starts".into(), truth)
@@ -154,7 +154,7 @@ struct Systems {
 /// One graded reminder schedule: the invoices are published,
 /// and round after round a reminder process serves each subscription; after the faults
 /// stop, the rounds go on until nothing is left; then each invoice's count.
-pub fn reminder_scenario(sim: &mut Sim, world: &ReminderWorld) -> Verdict {
+pub fn reminder_scenario(yours: Protocol, sim: &mut Sim, world: &ReminderWorld) -> Verdict {
     let mut broker = reminder_broker();
     for (site, on) in [
         ("pubsub:ack", world.lost_acks),
@@ -183,7 +183,7 @@ pub fn reminder_scenario(sim: &mut Sim, world: &ReminderWorld) -> Verdict {
         if backlog == 0 {
             break;
         }
-        reminder_round(sim, &mut systems, world.faults);
+        reminder_round(yours, sim, &mut systems, world.faults);
         systems.broker.advance(sim, 10);
     }
     check_reminders(world.invoices, &systems.mail)

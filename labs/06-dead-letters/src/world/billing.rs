@@ -11,7 +11,7 @@ pub const STALL_SECONDS: u64 = 15;
 
 /// Another billing process, started while this one stalls: it pulls what the broker
 /// hands out then and handles it for replay run `run`.
-pub type Peer = fn(&mut Sim, &mut Broker, &Connection, &mut MailProvider, Faults, i64);
+pub type Peer<'p> = &'p dyn Fn(&mut Sim, &mut Broker, &Connection, &mut MailProvider, Faults, i64);
 
 /// The operator's and the billing consumer's view of the world: the broker, the ledger,
 /// the mail provider, the fault core. Each step that touches durable state ends at a
@@ -25,7 +25,7 @@ pub struct Billing<'a> {
     /// The replay run this process works for (0 before the operator started one).
     run: i64,
     /// Set while this process may still stall (once): another process to run meanwhile.
-    peer: Option<Peer>,
+    peer: Option<Peer<'a>>,
 }
 
 impl<'a> Billing<'a> {
@@ -37,7 +37,7 @@ impl<'a> Billing<'a> {
         mail: &'a mut MailProvider,
         faults: Faults,
         run: i64,
-        peer: Option<Peer>,
+        peer: Option<Peer<'a>>,
     ) -> Self {
         Billing {
             sim,

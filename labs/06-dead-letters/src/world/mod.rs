@@ -24,6 +24,7 @@ mod mail;
 
 pub use billing::{Billing, Peer};
 pub use invoices::Reminders;
+pub use labkit::fault::Crash;
 pub use mail::{MailProvider, MailTimeout};
 
 use sim_pubsub::Message;

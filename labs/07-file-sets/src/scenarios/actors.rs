@@ -1,15 +1,15 @@
 //! The learner's three entry points as the scenarios run them: each attempt is one
 //! process with its own handle, logged in the timeline, its outcome kept for the checks.
 
+use super::Protocol;
 use crate::invariants::check_report;
-use crate::publication::{abandon, consume, publish};
 use crate::world::{Actor, Dataset, Error, World};
 use labkit::fault::Glyph;
 
 /// One consumer run; a report it produces is checked and kept.
-pub fn run_consumer(world: &mut World) {
+pub fn run_consumer(yours: Protocol, world: &mut World) {
     let accepted_from = world.accepted.len() - 1;
-    let result = consume(&mut world.gcs(Actor::Consumer));
+    let result = (yours.consume)(&mut world.gcs(Actor::Consumer));
     world
         .sim
         .event("consumer", Glyph::Normal, || match &result {
@@ -31,8 +31,8 @@ pub fn run_consumer(world: &mut World) {
 }
 
 /// One publication attempt by a publisher process.
-pub fn run_publisher(world: &mut World, data: &Dataset) -> Result<(), Error> {
-    let result = publish(&mut world.gcs(Actor::Publisher), data);
+pub fn run_publisher(yours: Protocol, world: &mut World, data: &Dataset) -> Result<(), Error> {
+    let result = (yours.publish)(&mut world.gcs(Actor::Publisher), data);
     if let Err(e) = &result {
         let glyph = if matches!(e, Error::Crashed(_)) {
             Glyph::Recover
@@ -50,8 +50,8 @@ pub fn run_publisher(world: &mut World, data: &Dataset) -> Result<(), Error> {
 }
 
 /// One `abandon` attempt by a publisher process.
-pub fn run_abandon(world: &mut World, run: &str) -> Result<(), Error> {
-    let result = abandon(&mut world.gcs(Actor::Publisher), run);
+pub fn run_abandon(yours: Protocol, world: &mut World, run: &str) -> Result<(), Error> {
+    let result = (yours.abandon)(&mut world.gcs(Actor::Publisher), run);
     if let Err(e) = &result {
         world.sim.event("publisher", Glyph::Recover, || {
             (format!("abandon {run} ends: {e}"), String::new())

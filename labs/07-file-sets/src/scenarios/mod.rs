@@ -7,10 +7,20 @@ mod peers;
 pub use actors::{run_abandon, run_consumer, run_publisher};
 
 use crate::invariants::{check_abandoned, check_all, check_manifest, on_write};
-use crate::publication::ACCESS;
-use crate::world::{Error, FileRef, RUN_1, RUN_2, RUN_3, World, dataset};
+use crate::world::{Dataset, Error, FileRef, Gcs, RUN_1, RUN_2, RUN_3, Report, World, dataset};
 use labkit::fault::{self, Exploration, Replay, Scope, Sim, Token, Verdict, Violation};
 use peers::{AnalystEdits, ConsumerRuns, PublicationRuns, Restatement, leave_notes};
+use sim_storage::Role;
+
+/// Your bindings and functions from `publication.rs`, as the graded worlds use them
+/// (`learner!`).
+#[derive(Clone, Copy)]
+pub struct Protocol {
+    pub access: &'static [(&'static str, &'static str, Role)],
+    pub publish: fn(&mut Gcs, &Dataset) -> Result<(), Error>,
+    pub abandon: fn(&mut Gcs, &str) -> Result<(), Error>,
+    pub consume: fn(&mut Gcs) -> Result<Report, Error>,
+}
 
 /// Which actor runs first, and which others may be switched in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,14 +64,14 @@ impl Scenario {
 }
 
 /// One graded schedule of `scenario`.
-pub fn run_scenario(sim: &mut Sim, scenario: Scenario) -> Verdict {
-    let mut world = World::new(sim, ACCESS, on_write);
-    set_up(&mut world)?;
+pub fn run_scenario(yours: Protocol, sim: &mut Sim, scenario: Scenario) -> Verdict {
+    let mut world = World::new(sim, yours.access, on_write);
+    set_up(yours, &mut world)?;
     world.faults = true;
     let second = dataset(RUN_2).expect("run-2");
-    let publication = |data, label| Box::new(PublicationRuns { data, label });
+    let publication = |data, label| Box::new(PublicationRuns { yours, data, label });
     match scenario {
-        Scenario::Publish => world.peers.push(Box::new(ConsumerRuns)),
+        Scenario::Publish => world.peers.push(Box::new(ConsumerRuns(yours))),
         Scenario::Analyst => world.peers.push(Box::new(AnalystEdits)),
         Scenario::Race => {
             let third = dataset(RUN_3).expect("run-3");
@@ -72,31 +82,31 @@ pub fn run_scenario(sim: &mut Sim, scenario: Scenario) -> Verdict {
             let label = "a publication attempt runs now";
             world.peers.push(publication(second.clone(), label));
             world.peers.push(Box::new(Restatement));
-            run_consumer(&mut world);
+            run_consumer(yours, &mut world);
         }
-        Scenario::Abandon => return abandon_second_run(&mut world),
+        Scenario::Abandon => return abandon_second_run(yours, &mut world),
     }
     if scenario != Scenario::Consume {
         // A crashed attempt is restarted once, by a new process.
         for _attempt in 0..2 {
-            if run_publisher(&mut world, &second).is_ok() {
+            if run_publisher(yours, &mut world, &second).is_ok() {
                 break;
             }
             check_all(&world)?;
         }
     }
     check_all(&world)?;
-    finish(&mut world)
+    finish(yours, &mut world)
 }
 
 /// Every scenario starts from the same bucket: the restatement job's notes under
 /// `runs/run-2/`, and run-1 published without faults and accepted. The timeline shows
 /// the result in one line.
-fn set_up(world: &mut World) -> Verdict {
+fn set_up(yours: Protocol, world: &mut World) -> Verdict {
     world.quiet = true;
     leave_notes(world);
     let first = dataset(RUN_1).expect("run-1");
-    let published = run_publisher(world, &first);
+    let published = run_publisher(yours, world, &first);
     world.quiet = false;
     let accepted = world.manifest();
     world.sim.note("setup", || {
@@ -134,15 +144,15 @@ fn named(file: &FileRef) -> String {
 
 /// The `abandon` scenario after run-1 was accepted: an attempt at run-2 that may crash,
 /// then `abandon` (restarted once after a crash) with a consumer that may run between.
-fn abandon_second_run(world: &mut World) -> Verdict {
+fn abandon_second_run(yours: Protocol, world: &mut World) -> Verdict {
     let second = dataset(RUN_2).expect("run-2");
-    let _ = run_publisher(world, &second);
+    let _ = run_publisher(yours, world, &second);
     check_all(world)?;
-    world.peers.push(Box::new(ConsumerRuns));
-    let mut outcome = run_abandon(world, RUN_2);
+    world.peers.push(Box::new(ConsumerRuns(yours)));
+    let mut outcome = run_abandon(yours, world, RUN_2);
     if matches!(outcome, Err(Error::Crashed(_))) {
         check_all(world)?;
-        outcome = run_abandon(world, RUN_2);
+        outcome = run_abandon(yours, world, RUN_2);
     }
     check_all(world)?;
     check_abandoned(world, RUN_2, &outcome.map_err(|e| e.to_string()))
@@ -150,7 +160,7 @@ fn abandon_second_run(world: &mut World) -> Verdict {
 
 /// After the faults: the publisher finishes run-2 (or finds a later run accepted), and a
 /// consumer reports the run the manifest accepts.
-fn finish(world: &mut World) -> Verdict {
+fn finish(yours: Protocol, world: &mut World) -> Verdict {
     world.sim.heal();
     world.faults = false;
     world.peers.clear();
@@ -159,7 +169,7 @@ fn finish(world: &mut World) -> Verdict {
         let run = world.manifest().map(|m| m.run);
         run.and_then(|r| dataset(&r)).map_or(0, |d| d.sequence) > second.sequence
     };
-    match run_publisher(world, &second) {
+    match run_publisher(yours, world, &second) {
         Ok(()) => {}
         Err(Error::Rejected(_)) if later_accepted(world) => {}
         Err(e) => return Err(earliest(world, Violation::new(
@@ -172,7 +182,7 @@ fn finish(world: &mut World) -> Verdict {
         ))),
     }
     let reports = world.reports.len();
-    run_consumer(world);
+    run_consumer(yours, world);
     check_all(world)?;
     let accepted = world.manifest().map(|m| m.run).unwrap_or_default();
     let reported = world.reports.get(reports).map(|r| r.run.clone());
@@ -207,34 +217,34 @@ pub fn scope(scenario: Scenario, max_faults: usize) -> Scope {
 }
 
 /// Explores every schedule of `scenario` with up to `max_faults` faults.
-pub fn explore_scenario(scenario: Scenario, max_faults: usize) -> Exploration {
+pub fn explore_scenario(yours: Protocol, scenario: Scenario, max_faults: usize) -> Exploration {
     fault::explore(scope(scenario, max_faults), |sim| {
-        run_scenario(sim, scenario)
+        run_scenario(yours, sim, scenario)
     })
 }
 
-fn replay_with(scenario: Scenario, token: &Token) -> Replay {
-    fault::replay(token, |sim| run_scenario(sim, scenario))
+fn replay_with(yours: Protocol, scenario: Scenario, token: &Token) -> Replay {
+    fault::replay(token, |sim| run_scenario(yours, sim, scenario))
 }
 
-fn replay_publish(token: &Token) -> Replay {
-    replay_with(Scenario::Publish, token)
+fn replay_publish(yours: Protocol, token: &Token) -> Replay {
+    replay_with(yours, Scenario::Publish, token)
 }
-fn replay_consume(token: &Token) -> Replay {
-    replay_with(Scenario::Consume, token)
+fn replay_consume(yours: Protocol, token: &Token) -> Replay {
+    replay_with(yours, Scenario::Consume, token)
 }
-fn replay_abandon(token: &Token) -> Replay {
-    replay_with(Scenario::Abandon, token)
+fn replay_abandon(yours: Protocol, token: &Token) -> Replay {
+    replay_with(yours, Scenario::Abandon, token)
 }
-fn replay_analyst(token: &Token) -> Replay {
-    replay_with(Scenario::Analyst, token)
+fn replay_analyst(yours: Protocol, token: &Token) -> Replay {
+    replay_with(yours, Scenario::Analyst, token)
 }
-fn replay_race(token: &Token) -> Replay {
-    replay_with(Scenario::Race, token)
+fn replay_race(yours: Protocol, token: &Token) -> Replay {
+    replay_with(yours, Scenario::Race, token)
 }
 
 /// The scenarios `cargo labs replay 07 NAME TOKEN` can replay.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
+pub const SCENARIOS: &[(&str, labkit::ReplayFn<Protocol>)] = &[
     ("publish", replay_publish),
     ("consume", replay_consume),
     ("abandon", replay_abandon),

@@ -1,6 +1,7 @@
 //! The actors a switch may run in the middle of another's attempt: a consumer, another
 //! publication attempt, the analyst, and the restatement job that shares the bucket.
 
+use super::Protocol;
 use super::actors::{run_consumer, run_publisher};
 use crate::world::{
     Actor, DATA, Dataset, FileRef, Gcs, MANIFEST, Manifest, Peer, RELEASES, RUN_2, World, dataset,
@@ -8,19 +9,20 @@ use crate::world::{
 use sim_storage::{DeleteRequest, Upload};
 
 /// A consumer run.
-pub struct ConsumerRuns;
+pub struct ConsumerRuns(pub Protocol);
 
 impl Peer for ConsumerRuns {
     fn label(&self) -> &'static str {
         "the consumer runs now"
     }
     fn run(self: Box<Self>, world: &mut World) {
-        run_consumer(world);
+        run_consumer(self.0, world);
     }
 }
 
 /// A whole publication attempt of `data` by another publisher process.
 pub struct PublicationRuns {
+    pub yours: Protocol,
     pub data: Dataset,
     pub label: &'static str,
 }
@@ -30,7 +32,7 @@ impl Peer for PublicationRuns {
         self.label
     }
     fn run(self: Box<Self>, world: &mut World) {
-        let _ = run_publisher(world, &self.data);
+        let _ = run_publisher(self.yours, world, &self.data);
     }
 }
 

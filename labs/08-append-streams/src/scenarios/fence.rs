@@ -1,9 +1,8 @@
 //! The fence on its own: two owners take the lease one after the other, and the first
 //! one, still holding its old epoch, tries to change the journal.
 
-use super::takeover;
+use super::{Protocol, new_world};
 use crate::invariants::{checkpoint, records};
-use crate::ledger::{acquire_lease, advance_checkpoint, transition};
 use crate::world::{Setup, Stop, World, Writer, state::*};
 use labkit::fault::{Sim, Verdict, Violation};
 
@@ -18,10 +17,10 @@ fn in_process<T>(sim: &mut Sim, world: &mut World, body: impl FnOnce(&mut Writer
 }
 
 /// Takes the lease in a new process: its epoch, or the violation that it failed.
-fn new_owner(sim: &mut Sim, world: &mut World) -> Result<i64, Violation> {
+fn new_owner(yours: Protocol, sim: &mut Sim, world: &mut World) -> Result<i64, Violation> {
     in_process(sim, world, |writer| {
         let owner = writer.owner().to_string();
-        let epoch = acquire_lease(&mut writer.journal(), &owner);
+        let epoch = (yours.acquire_lease)(&mut writer.journal(), &owner);
         writer.note(|| format!("{owner} takes the lease: {epoch:?}"));
         epoch.map_err(|stop| refused("a new owner take the lease", &stop))
     })
@@ -46,8 +45,8 @@ fn outcome(result: &Result<(), Stop>) -> String {
 
 /// writer-1 and writer-2 take the lease; writer-1, still at epoch 1, moves A from
 /// PREPARED to SENT; then writer-2 does.
-pub fn fence_record_scenario(sim: &mut Sim) -> Verdict {
-    let mut world = World::create(Setup::LEDGER, takeover);
+pub fn fence_record_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
+    let mut world = new_world(yours, Setup::LEDGER);
     world
         .keeper()
         .execute(
@@ -58,10 +57,10 @@ pub fn fence_record_scenario(sim: &mut Sim) -> Verdict {
             [RECORD],
         )
         .expect("the record");
-    let first = new_owner(sim, &mut world)?;
-    let second = new_owner(sim, &mut world)?;
+    let first = new_owner(yours, sim, &mut world)?;
+    let second = new_owner(yours, sim, &mut world)?;
     let stale = in_process(sim, &mut world, |writer| {
-        let moved = transition(&mut writer.journal(), first, RECORD, &[PREPARED], SENT, "");
+        let moved = (yours.transition)(&mut writer.journal(), first, RECORD, &[PREPARED], SENT, "");
         writer.note(|| {
             format!(
                 "epoch {first}: {RECORD} PREPARED → SENT: {}",
@@ -82,26 +81,26 @@ pub fn fence_record_scenario(sim: &mut Sim) -> Verdict {
         ));
     }
     in_process(sim, &mut world, |writer| {
-        transition(&mut writer.journal(), second, RECORD, &[PREPARED], SENT, "")
+        (yours.transition)(&mut writer.journal(), second, RECORD, &[PREPARED], SENT, "")
     })
     .map_err(|stop| refused("writer-2 move the record", &stop))
 }
 
 /// writer-1 advances the checkpoint to 1003; writer-2 takes the lease; writer-1, still at
 /// epoch 1, advances it to 1005; writer-2 advances it to 1005, then to 1003.
-pub fn fence_checkpoint_scenario(sim: &mut Sim) -> Verdict {
-    let mut world = World::create(Setup::LEDGER, takeover);
-    let first = new_owner(sim, &mut world)?;
+pub fn fence_checkpoint_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
+    let mut world = new_world(yours, Setup::LEDGER);
+    let first = new_owner(yours, sim, &mut world)?;
     let advance = |epoch: i64, to: i64| {
         move |writer: &mut Writer| {
-            let moved = advance_checkpoint(&mut writer.journal(), epoch, to);
+            let moved = (yours.advance_checkpoint)(&mut writer.journal(), epoch, to);
             writer.note(|| format!("epoch {epoch}: checkpoint → {to}: {}", outcome(&moved)));
             moved
         }
     };
     in_process(sim, &mut world, advance(first, 1003))
         .map_err(|stop| refused("writer-1 advance the checkpoint to 1003", &stop))?;
-    let second = new_owner(sim, &mut world)?;
+    let second = new_owner(yours, sim, &mut world)?;
     let stale = in_process(sim, &mut world, advance(first, 1005));
     let after_stale = checkpoint(world.keeper());
     if !matches!(stale, Err(Stop::Fenced { .. })) || after_stale != 1003 {

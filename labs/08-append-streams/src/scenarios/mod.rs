@@ -7,10 +7,23 @@ mod fence;
 pub use fence::{fence_checkpoint_scenario, fence_record_scenario};
 
 use crate::invariants::{self, Ending};
-use crate::ledger::run_writer;
-use crate::world::{Setup, Stop, World, Writer};
+use crate::world::{Journal, Setup, Stop, World, Writer};
 use labkit::fault::{self, CrashMatrix, Exploration, Fate, Glyph, Replay, Scope, Sim, Token};
 use labkit::fault::{Verdict, Violation};
+use std::rc::Rc;
+
+/// `transition(journal, epoch, batch_id, from, to, evidence)`: one fenced move of a
+/// journal record from one of the states `from` to `to`.
+pub type Transition = fn(&mut Journal, i64, &str, &[&str], &str, &str) -> Result<(), Stop>;
+
+/// Your functions from `ledger.rs`, as the graded worlds call them (`learner!`).
+#[derive(Clone, Copy)]
+pub struct Protocol {
+    pub run_writer: fn(&mut Writer) -> Result<(), Stop>,
+    pub acquire_lease: fn(&mut Journal, &str) -> Result<i64, Stop>,
+    pub transition: Transition,
+    pub advance_checkpoint: fn(&mut Journal, i64, i64) -> Result<(), Stop>,
+}
 
 /// A first owner that may pause and wake up after a takeover; appends may lose their
 /// response (the other fates are explored by the ledger scenario).
@@ -53,6 +66,7 @@ const PROCESSES: u32 = 5;
 /// Starts one writer process and runs it until it returns. What the process left is
 /// checked at once: every confirmed record in the table, the checkpoint not ahead.
 fn run_one_process(
+    yours: Protocol,
     sim: &mut Sim,
     world: &mut World,
     may_pause: bool,
@@ -60,7 +74,7 @@ fn run_one_process(
     let mut writer = Writer::start(sim, world, may_pause);
     let (number, owner) = (writer.number(), writer.owner().to_string());
     writer.note(|| format!("{owner} starts and opens journal.db"));
-    let result = run_writer(&mut writer);
+    let result = (yours.run_writer)(&mut writer);
     drop(writer);
     let found = invariants::journal_matches_table(world)
         .or_else(|| invariants::checkpoint_violation(world));
@@ -69,8 +83,8 @@ fn run_one_process(
 
 /// The new owner of a stale-owner scenario: one process, then the snapshot of what the
 /// stale owner must leave as it is.
-fn takeover(sim: &mut Sim, world: &mut World) {
-    let (number, result, found) = run_one_process(sim, world, false);
+fn takeover(yours: Protocol, sim: &mut Sim, world: &mut World) {
+    let (number, result, found) = run_one_process(yours, sim, world, false);
     world.findings.extend(found);
     if let Err(stop) = result {
         let line = format!("writer-{number} ends: {stop}");
@@ -97,7 +111,7 @@ fn break_the_source(sim: &mut Sim, world: &mut World) {
 }
 
 /// Runs writer processes one after another until one finishes or holds twice.
-fn run_processes(sim: &mut Sim, world: &mut World) -> Ending {
+fn run_processes(yours: Protocol, sim: &mut Sim, world: &mut World) -> Ending {
     // A hold must survive a restart: after the first one, the supervisor starts one more
     // process, which must hold again.
     let mut held: Option<String> = None;
@@ -107,7 +121,7 @@ fn run_processes(sim: &mut Sim, world: &mut World) -> Ending {
             world.api.drain(sim);
         }
         let may_pause = world.setup.stale_owner && attempt == 1;
-        let (number, result, found) = run_one_process(sim, world, may_pause);
+        let (number, result, found) = run_one_process(yours, sim, world, may_pause);
         let owner = format!("writer-{number}");
         if let (Ok(()), Some(reason)) = (&result, &held) {
             world
@@ -154,10 +168,18 @@ fn run_processes(sim: &mut Sim, world: &mut World) -> Ending {
     Ending::Unfinished
 }
 
+/// A new world for `setup`, whose new owner (in a stale-owner scenario) runs `yours`.
+fn new_world(yours: Protocol, setup: Setup) -> World {
+    World::create(
+        setup,
+        Rc::new(move |sim: &mut Sim, world: &mut World| takeover(yours, sim, world)),
+    )
+}
+
 /// Runs one schedule of the ledger in `setup`: the first invariant it breaks, if any.
-pub fn run_ledger(sim: &mut Sim, setup: Setup) -> Verdict {
-    let mut world = World::create(setup, takeover);
-    let ending = run_processes(sim, &mut world);
+pub fn run_ledger(yours: Protocol, sim: &mut Sim, setup: Setup) -> Verdict {
+    let mut world = new_world(yours, setup);
+    let ending = run_processes(yours, sim, &mut world);
     world.api.drain(sim);
     let mut found: Vec<Violation> = std::mem::take(&mut world.findings);
     found.extend(invariants::final_violation(&world, &ending));
@@ -181,33 +203,33 @@ fn setup(name: &str) -> Setup {
 }
 
 /// Explores every schedule of scenario `name` with up to `max_faults` faults.
-pub fn explore(name: &'static str, max_faults: usize) -> Exploration {
+pub fn explore(yours: Protocol, name: &'static str, max_faults: usize) -> Exploration {
     let setup = setup(name);
     let scope = Scope {
         lab: "08",
         scenario: name,
         max_faults,
     };
-    fault::explore(scope, move |sim| run_ledger(sim, setup))
+    fault::explore(scope, move |sim| run_ledger(yours, sim, setup))
 }
 
 /// Every one-fault schedule of the matrix scenario, with its verdict.
-pub fn explore_every_single_fault() -> Exploration {
+pub fn explore_every_single_fault(yours: Protocol) -> Exploration {
     let scope = Scope {
         lab: "08",
         scenario: "matrix",
         max_faults: 1,
     };
-    fault::explore_all(scope, move |sim| run_ledger(sim, MATRIX))
+    fault::explore_all(scope, move |sim| run_ledger(yours, sim, MATRIX))
 }
 
 /// Every one-fault schedule and what it broke: the crash-point matrix.
-pub fn crash_matrix() -> CrashMatrix {
-    CrashMatrix::from_exploration(&explore_every_single_fault())
+pub fn crash_matrix(yours: Protocol) -> CrashMatrix {
+    CrashMatrix::from_exploration(&explore_every_single_fault(yours))
 }
 
 /// Runs one of the fence scenarios (`fence-record`, `fence-checkpoint`).
-pub fn explore_fence(name: &'static str) -> Exploration {
+pub fn explore_fence(yours: Protocol, name: &'static str) -> Exploration {
     let scope = Scope {
         lab: "08",
         scenario: name,
@@ -218,25 +240,33 @@ pub fn explore_fence(name: &'static str) -> Exploration {
     } else {
         fence_checkpoint_scenario
     };
-    fault::explore(scope, scenario)
+    fault::explore(scope, |sim| scenario(yours, sim))
 }
 
-fn replay_named(name: &str, token: &Token) -> Replay {
+fn replay_named(yours: Protocol, name: &str, token: &Token) -> Replay {
     let setup = setup(name);
-    fault::replay(token, move |sim| run_ledger(sim, setup))
+    fault::replay(token, move |sim| run_ledger(yours, sim, setup))
 }
 
 /// The scenarios `cargo labs replay 08 NAME TOKEN` can replay.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
-    ("ledger", |t| replay_named("ledger", t)),
-    ("lost-response", |t| replay_named("lost-response", t)),
-    ("drill", |t| replay_named("drill", t)),
-    ("schema", |t| replay_named("schema", t)),
-    ("stale-owner", |t| replay_named("stale-owner", t)),
-    ("changed-source", |t| replay_named("changed-source", t)),
-    ("matrix", |t| replay_named("matrix", t)),
-    ("fence-record", |t| fault::replay(t, fence_record_scenario)),
-    ("fence-checkpoint", |t| {
-        fault::replay(t, fence_checkpoint_scenario)
+pub const SCENARIOS: &[(&str, labkit::ReplayFn<Protocol>)] = &[
+    ("ledger", |yours, t| replay_named(yours, "ledger", t)),
+    ("lost-response", |yours, t| {
+        replay_named(yours, "lost-response", t)
+    }),
+    ("drill", |yours, t| replay_named(yours, "drill", t)),
+    ("schema", |yours, t| replay_named(yours, "schema", t)),
+    ("stale-owner", |yours, t| {
+        replay_named(yours, "stale-owner", t)
+    }),
+    ("changed-source", |yours, t| {
+        replay_named(yours, "changed-source", t)
+    }),
+    ("matrix", |yours, t| replay_named(yours, "matrix", t)),
+    ("fence-record", |yours, t| {
+        fault::replay(t, |sim| fence_record_scenario(yours, sim))
+    }),
+    ("fence-checkpoint", |yours, t| {
+        fault::replay(t, |sim| fence_checkpoint_scenario(yours, sim))
     }),
 ];

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 /// How a new owner takes over while a stale one pauses: it runs writer processes, then
 /// records in `World::stale_snapshot` what the stale owner must leave unchanged.
-pub type Takeover = fn(&mut Sim, &mut World);
+pub type Takeover = Rc<dyn Fn(&mut Sim, &mut World)>;
 
 /// One writer process: its own connection to `journal.db` (closed at a crash) and the
 /// service. The owner name is the process's; the epoch is what the lease says.
@@ -216,7 +216,7 @@ impl Points<'_> {
             let truth = "its lease lapses; a new owner takes over".into();
             (format!("{owner} pauses at {site}"), truth)
         });
-        let takeover = self.world.takeover;
+        let takeover = Rc::clone(&self.world.takeover);
         takeover(self.sim, self.world);
         self.sim.event("writer", Glyph::Fault, || {
             let truth = "stale owner: everything it does now must be refused".into();

@@ -2,7 +2,7 @@
 //! fate of its commits: a producer whose transaction is retried, a consumer whose
 //! transaction is retried, and a consumer commit whose outcome is unknown.
 
-use super::learner_protocol;
+use super::Protocol;
 use crate::world::{
     BATCH, CONSUMER, Consumer, HOT, Producer, SINK, Sim, Ydb, decode_payload, encode_payload,
 };
@@ -35,9 +35,8 @@ fn topic_identities(db: &Ydb) -> Vec<(i64, i64)> {
 
 /// Producer p0 sends two messages, each through the retry loop: begin, your `produce`,
 /// commit, your `produced` after a commit that returned `Ok`.
-pub fn producer_retry(sim: &mut Sim) -> Verdict {
+pub fn producer_retry(yours: Protocol, sim: &mut Sim) -> Verdict {
     let mut db = database(COMMIT_FATES);
-    let protocol = learner_protocol();
     let mut producer = Producer {
         actor: "p0",
         writer_id: 0,
@@ -49,10 +48,10 @@ pub fn producer_retry(sim: &mut Sim) -> Verdict {
         for _attempt in 0..ATTEMPTS {
             let mut tx = db.begin();
             producer.now = sim.now();
-            if (protocol.produce)(&mut db, sim, &mut tx, &mut producer).is_err() {
+            if (yours.produce)(&mut db, sim, &mut tx, &mut producer).is_err() {
                 db.rollback(sim, "p0", tx);
             } else if db.commit(sim, "p0", tx).is_ok() {
-                (protocol.produced)(&mut producer);
+                (yours.produced)(&mut producer);
                 break;
             }
         }
@@ -84,7 +83,7 @@ pub fn producer_retry(sim: &mut Sim) -> Verdict {
 
 /// Two messages wait in the topic; the consumer drains them through the retry loop:
 /// begin, your `consume`, commit (or roll back when the body failed).
-pub fn consumer_retry(sim: &mut Sim) -> Verdict {
+pub fn consumer_retry(yours: Protocol, sim: &mut Sim) -> Verdict {
     let mut db = database(COMMIT_FATES);
     for seq_no in 1..=2 {
         let written = db.write(sim, "p0", 0, encode_payload(0, seq_no, 0));
@@ -97,7 +96,7 @@ pub fn consumer_retry(sim: &mut Sim) -> Verdict {
     };
     for _attempt in 0..2 * ATTEMPTS {
         let mut tx = db.begin();
-        match (learner_protocol().consume)(&mut db, sim, &mut tx, &consumer) {
+        match (yours.consume)(&mut db, sim, &mut tx, &consumer) {
             Err(_) => db.rollback(sim, "consumer", tx),
             Ok(batch) if batch.messages.is_empty() => break,
             Ok(_) => {
@@ -126,7 +125,7 @@ pub fn consumer_retry(sim: &mut Sim) -> Verdict {
 
 /// One consumer transaction reads 0#1 and 0#2 and upserts them; its commit meets one fate.
 /// When the answer leaves the outcome unknown, your `commit_was_applied` must tell.
-pub fn unknown_commit(sim: &mut Sim) -> Verdict {
+pub fn unknown_commit(yours: Protocol, sim: &mut Sim) -> Verdict {
     let mut db = database(Chaos {
         commit_faults: true,
         ..Chaos::NONE
@@ -148,7 +147,7 @@ pub fn unknown_commit(sim: &mut Sim) -> Verdict {
         return Ok(());
     }
     let applied = db.committed_offsets(CONSUMER) == [2];
-    let answer = (learner_protocol().applied)(&db, &batch);
+    let answer = (yours.applied)(&db, &batch);
     if answer == applied {
         return Ok(());
     }
@@ -176,15 +175,15 @@ pub fn unknown_commit(sim: &mut Sim) -> Verdict {
 }
 
 /// Every schedule of one of the scenarios above with up to `max_faults` faults.
-pub fn explore_direct(scenario: &'static str, max_faults: usize) -> Exploration {
+pub fn explore_direct(yours: Protocol, scenario: &'static str, max_faults: usize) -> Exploration {
     let scope = Scope {
         lab: "10",
         scenario,
         max_faults,
     };
     match scenario {
-        "producer" => fault::explore(scope, producer_retry),
-        "consumer" => fault::explore(scope, consumer_retry),
-        _ => fault::explore(scope, unknown_commit),
+        "producer" => fault::explore(scope, |sim| producer_retry(yours, sim)),
+        "consumer" => fault::explore(scope, |sim| consumer_retry(yours, sim)),
+        _ => fault::explore(scope, |sim| unknown_commit(yours, sim)),
     }
 }

@@ -4,7 +4,8 @@
 //! `cargo labs replay 10` accepts.
 //!
 //! The pipeline takes its transaction bodies from a [`Protocol`]: the graded runs use
-//! yours (`pipeline.rs`); the observe phase also runs naive ones.
+//! yours (`pipeline.rs`, which the lab's binary and graded suite hand over with
+//! [`learner!`](crate::learner)); the observe phase also runs naive ones.
 
 mod direct;
 mod outcome;
@@ -35,16 +36,6 @@ pub struct Protocol {
     pub produced: ProducedFn,
     pub consume: ConsumeFn,
     pub applied: AppliedFn,
-}
-
-/// Yours, from `pipeline.rs`.
-pub fn learner_protocol() -> Protocol {
-    Protocol {
-        produce: crate::pipeline::produce,
-        produced: crate::pipeline::produced,
-        consume: crate::pipeline::consume,
-        applied: crate::pipeline::commit_was_applied,
-    }
 }
 
 /// The size and faults of one pipeline run.
@@ -108,18 +99,18 @@ pub(crate) fn describe_batch(batch: &Batch, committed: &[i64]) -> String {
 }
 
 /// The graded exhaustive scope, as a scenario: [`Config::SMALL`] with your protocol.
-pub fn small_scope(sim: &mut Sim) -> Verdict {
-    check(&run_pipeline(sim, Config::SMALL, learner_protocol()))
+pub fn small_scope(yours: Protocol, sim: &mut Sim) -> Verdict {
+    check(&run_pipeline(sim, Config::SMALL, yours))
 }
 
 /// Every schedule of [`Config::SMALL`] with up to `max_faults` faults.
-pub fn explore_small(max_faults: usize) -> Exploration {
+pub fn explore_small(yours: Protocol, max_faults: usize) -> Exploration {
     let scope = Scope {
         lab: "10",
         scenario: "small",
         max_faults,
     };
-    fault::explore(scope, small_scope)
+    fault::explore(scope, |sim| small_scope(yours, sim))
 }
 
 /// The fault probability of the seeded chaos run: one choice in eight is a fault.
@@ -207,23 +198,27 @@ fn replayed_gap_at(token: &Token, config: Config, protocol: Protocol) -> Option<
     run_pipeline(&mut sim, config, protocol).first_gap_at
 }
 
-fn replay_small(token: &Token) -> Replay {
-    fault::replay(token, small_scope)
+fn replay_small(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| small_scope(yours, sim))
 }
 
-fn replay_chaos(token: &Token) -> Replay {
-    fault::replay(token, |sim| {
-        check(&run_pipeline(sim, Config::CHAOS, learner_protocol()))
-    })
+fn replay_chaos(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| check(&run_pipeline(sim, Config::CHAOS, yours)))
 }
 
 /// The scenarios `replay` accepts.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[
+pub const SCENARIOS: &[(&str, labkit::ReplayFn<Protocol>)] = &[
     ("small", replay_small),
     ("chaos", replay_chaos),
-    ("producer", |t| fault::replay(t, producer_retry)),
-    ("consumer", |t| fault::replay(t, consumer_retry)),
-    ("unknown", |t| fault::replay(t, unknown_commit)),
+    ("producer", |yours, t| {
+        fault::replay(t, |sim| producer_retry(yours, sim))
+    }),
+    ("consumer", |yours, t| {
+        fault::replay(t, |sim| consumer_retry(yours, sim))
+    }),
+    ("unknown", |yours, t| {
+        fault::replay(t, |sim| unknown_commit(yours, sim))
+    }),
 ];
 
 /// Aborts in a fault-free run (lock conflicts only) of eight producers, 20 messages each,

@@ -1,10 +1,5 @@
-use labkit::{LabBinary, lab_main};
-use std::process::ExitCode;
+//! The lab's command line (`cargo labs run 99`, `replay 99`), running your `receiver.rs`.
 
-fn main() -> ExitCode {
-    lab_main(LabBinary {
-        observe: template::observe::run,
-        scenarios: template::scenarios::SCENARIOS,
-        figures: template::figures::figures,
-    })
+fn main() -> std::process::ExitCode {
+    template::main(template::learner!())
 }

@@ -3,19 +3,24 @@
 //! `cargo labs replay 99 delivery TOKEN` replays one.
 
 use crate::invariants::every_message_takes_effect_once;
-use crate::receiver::receive;
 use crate::world::{Delivery, Ledger, Receiver, Sender, messages};
 use labkit::fault::{self, Crash, Exploration, Glyph, Replay, Scope, Sim, Token, Verdict};
 
+/// Your `receive` from `receiver.rs`, as the graded world calls it (`learner!`).
+#[derive(Clone, Copy)]
+pub struct Protocol {
+    pub receive: fn(&mut Ledger, &Delivery),
+}
+
 /// Your receiver, at the end of the sender's network.
-#[derive(Default)]
 struct YourReceiver {
+    yours: Protocol,
     ledger: Ledger,
 }
 
 impl Receiver for YourReceiver {
     fn receive(&mut self, delivery: &Delivery) {
-        receive(&mut self.ledger, delivery);
+        (self.yours.receive)(&mut self.ledger, delivery);
     }
 }
 
@@ -36,9 +41,13 @@ fn send_all(
 /// One graded schedule: the sender delivers every message, crashing and restarting from
 /// its durable position as the schedule says; once the faults are over, it finishes, and
 /// every message must have taken effect exactly once.
-pub fn delivery_scenario(sim: &mut Sim) -> Verdict {
+pub fn delivery_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
     let outbox = messages();
-    let mut sender = Sender::new(YourReceiver::default());
+    let receiver = YourReceiver {
+        yours,
+        ledger: Ledger::default(),
+    };
+    let mut sender = Sender::new(receiver);
     let mut next = 0;
     for _process in 0..3 {
         match send_all(sim, &mut sender, &outbox, &mut next) {
@@ -54,8 +63,10 @@ pub fn delivery_scenario(sim: &mut Sim) -> Verdict {
 }
 
 /// Every schedule of `delivery_scenario` with up to `max_faults` faults.
-pub fn explore_delivery(max_faults: usize) -> Exploration {
-    fault::explore(delivery_scope(max_faults), delivery_scenario)
+pub fn explore_delivery(yours: Protocol, max_faults: usize) -> Exploration {
+    fault::explore(delivery_scope(max_faults), |sim| {
+        delivery_scenario(yours, sim)
+    })
 }
 
 /// Where `delivery_scenario` lives, so a failure prints the command that replays it.
@@ -67,9 +78,9 @@ pub fn delivery_scope(max_faults: usize) -> Scope {
     }
 }
 
-fn replay_delivery(token: &Token) -> Replay {
-    fault::replay(token, delivery_scenario)
+fn replay_delivery(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| delivery_scenario(yours, sim))
 }
 
 /// The scenarios `cargo labs replay 99` knows.
-pub const SCENARIOS: &[(&str, labkit::ReplayFn)] = &[("delivery", replay_delivery)];
+pub const SCENARIOS: &[(&str, labkit::ReplayFn<Protocol>)] = &[("delivery", replay_delivery)];

@@ -1,6 +1,6 @@
 //! The build phase, solved: the receiver recognises a retry by its message id.
 
-use crate::world::{Delivery, Ledger};
+use template::world::{Delivery, Ledger};
 
 /// Applies the effect one delivery carries, once per message id.
 pub fn receive(ledger: &mut Ledger, delivery: &Delivery) {

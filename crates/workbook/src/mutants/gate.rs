@@ -1,0 +1,368 @@
+//! The catalogue, built and judged: what `crates/gates/tests/mutants.rs`, the scaffold's
+//! gate and `cargo labs bless` share.
+//!
+//! Every entry becomes a package of a scratch workspace under `target/mutants`: the
+//! learner's manifest renamed (`mutantNN-<entry>`, without the lab's binary), its paths
+//! made absolute, and the reference solution's learner files with the entry's edits
+//! applied. It depends on the lab's harness like the learner's crate does, so the harness
+//! is built once for all of a lab's entries, and every entry's own build is its learner
+//! files and its graded suite. All the entries build in one cargo run that shares the
+//! workspace's build folder; each entry's suite then runs as the grader runs it, and its
+//! failures are judged against what its mutant.toml says. An entry whose edit no longer
+//! applies is not built: it is named, with its file and its edit.
+
+use super::{Mutant, catalogue, learner_files, signature, solution_dir};
+use crate::error::{Error, Result};
+use crate::grade::run::{GradedSuite, LabRun, RunEnv, SuiteEnv, build_suites, run_built};
+use crate::grade::{SuiteRun, TestOutcome};
+use crate::meta::{Lab, Signature};
+use crate::settings::Settings;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The least number of entries each lab's catalogue must have.
+pub const PER_LAB: usize = 8;
+
+/// The package name of one entry.
+pub fn package_name(lab: &Lab, mutant: &Mutant) -> String {
+    format!("mutant{}-{}", lab.meta.number, mutant.name)
+}
+
+fn absolute(dir: &Path, path: &str) -> String {
+    dir.join(path).display().to_string()
+}
+
+/// Every `path = "…"` of a dependency table made absolute, from `dir`.
+fn absolute_paths(table: Option<&mut toml::Value>, dir: &Path) {
+    let Some(deps) = table.and_then(|d| d.as_table_mut()) else {
+        return;
+    };
+    for (_, dep) in deps.iter_mut() {
+        if let Some(path) = dep.get("path").and_then(|p| p.as_str()).map(str::to_string)
+            && let Some(dep) = dep.as_table_mut()
+        {
+            dep.insert("path".into(), absolute(dir, &path).into());
+        }
+    }
+}
+
+/// The package of one entry: the learner's manifest renamed, without its binary, its
+/// dependencies (the harness first) and its suite found by absolute paths.
+pub fn package_manifest(lab: &Lab, package: &str) -> std::result::Result<String, String> {
+    let path = lab.dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut manifest: toml::Table =
+        toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let named = (manifest.get_mut("package").and_then(|p| p.as_table_mut()))
+        .map(|p| p.insert("name".into(), package.into()));
+    if named.is_none() {
+        return Err(format!("{} has no [package]", path.display()));
+    }
+    manifest.remove("bin");
+    for table in ["dependencies", "dev-dependencies"] {
+        absolute_paths(manifest.get_mut(table), &lab.dir);
+    }
+    let tests = manifest.get_mut("test").and_then(|t| t.as_array_mut());
+    for test in tests.into_iter().flatten() {
+        if let Some(test) = test.as_table_mut()
+            && let Some(suite) = test
+                .get("path")
+                .and_then(|p| p.as_str())
+                .map(str::to_string)
+        {
+            test.insert("path".into(), absolute(&lab.dir, &suite).into());
+        }
+    }
+    toml::to_string(&manifest).map_err(|e| e.to_string())
+}
+
+fn write(path: &Path, text: &str) -> std::result::Result<(), String> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)
+        .and_then(|()| std::fs::write(path, text))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes the package of one entry into `dir`: the solution's sources (its learner files,
+/// and the root that names them when the lab has several) with the entry's edits applied
+/// to the learner files. Writes nothing, and says which entry and which edit, when an
+/// edit no longer applies.
+pub fn write_package(lab: &Lab, mutant: &Mutant, dir: &Path) -> std::result::Result<(), String> {
+    let files = learner_files(lab, mutant).map_err(|e| e.to_string())?;
+    let package = package_name(lab, mutant);
+    let manifest = package_manifest(lab, &package)?;
+    let solution =
+        solution_dir(lab).ok_or_else(|| format!("{}: no workbook", lab.dir.display()))?;
+    write(&dir.join("Cargo.toml"), &manifest)?;
+    for source in rust_files(&solution.join("src")) {
+        let rel = source.strip_prefix(&solution).unwrap_or(&source);
+        let text =
+            std::fs::read_to_string(&source).map_err(|e| format!("{}: {e}", source.display()))?;
+        write(&dir.join(rel), &text)?;
+    }
+    for (file, text) in files {
+        write(&dir.join(file), &text)?;
+    }
+    Ok(())
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for path in std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+    {
+        if path.is_dir() {
+            found.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// What is wrong with the graded `run` of one entry (`label` names it), its signature
+/// aside ([`signature_problem`]).
+pub fn judge(label: &str, mutant: &Mutant, run: &SuiteRun) -> Vec<String> {
+    let mut problems = Vec::new();
+    if mutant.meta.rejected_by.is_empty() {
+        problems.push(format!(
+            "{label}: mutant.toml names no test that rejects it"
+        ));
+    }
+    for test in &mutant.meta.rejected_by {
+        match run.tests.iter().find(|t| &t.name == test) {
+            None => problems.push(format!("{label}: `{test}` is not a graded test")),
+            Some(t) if t.passed() => problems.push(format!(
+                "{label} passes `{test}`, which should reject it: change the world or the invariant so that it fails for the real reason"
+            )),
+            Some(t) => {
+                let crashed = matches!(
+                    t.outcome,
+                    TestOutcome::Crashed | TestOutcome::TimedOut | TestOutcome::Void
+                );
+                if let (true, Some(how)) = (crashed, &t.detail) {
+                    problems.push(format!(
+                        "{label} fails `{test}` without reporting ({how}), not on an invariant"
+                    ));
+                }
+            }
+        }
+    }
+    let first = run.tests.iter().find(|t| !t.passed());
+    for phrase in &mutant.meta.explains {
+        if !first.is_some_and(|t| t.output.contains(phrase.as_str())) {
+            problems.push(format!(
+                "{label}: the first failure does not say \"{phrase}\":\n{}",
+                first.map(|t| t.output.as_str()).unwrap_or("(no failure)")
+            ));
+        }
+    }
+    problems
+}
+
+/// The signature `run` shows, and the complaint when it is not the one the entry records.
+pub fn signature_problem(
+    label: &str,
+    lab: &Lab,
+    mutant: &Mutant,
+    run: &SuiteRun,
+) -> (Signature, Option<String>) {
+    let seen = signature(run);
+    let problem = (seen != mutant.meta.signature).then(|| {
+        format!(
+            "{label}: its recorded signature is {:?}, the run shows {seen:?}; `cargo labs bless {}` records it",
+            mutant.meta.signature, lab.meta.number
+        )
+    });
+    (seen, problem)
+}
+
+/// The workspace of the scratch packages: the teacher's manifest, its path dependencies
+/// made absolute, the entries as its only members.
+pub fn workspace_manifest(root: &Path) -> Result<String> {
+    let path = root.join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
+    let mut manifest: toml::Table =
+        toml::from_str(&text).map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
+    let workspace = (manifest.get_mut("workspace").and_then(|w| w.as_table_mut()))
+        .ok_or_else(|| Error::input(format!("{} has no [workspace]", path.display())))?;
+    workspace.insert("members".into(), toml::Value::Array(vec!["m/*".into()]));
+    workspace.remove("default-members");
+    absolute_paths(workspace.get_mut("dependencies"), root);
+    toml::to_string(&manifest).map_err(|e| Error::input(e.to_string()))
+}
+
+/// One entry's graded run, judged.
+#[derive(Debug)]
+pub struct EntryRun {
+    /// `lab 01 mutant `name``
+    pub label: String,
+    pub mutant: Mutant,
+    /// The signature its run shows (recorded or not).
+    pub seen: Signature,
+    /// Everything wrong with it but a stale signature: the build, the tests it should
+    /// fail, its explanation.
+    pub problems: Vec<String>,
+    /// The complaint when its recorded signature is not the one its run shows.
+    pub stale_signature: Option<String>,
+    pub seconds: f64,
+}
+
+/// The catalogue of some labs, built and run.
+#[derive(Debug, Default)]
+pub struct CatalogueRun {
+    /// What keeps an entry from being built (an edit that no longer applies), and a
+    /// catalogue too small.
+    pub problems: Vec<String>,
+    pub entries: Vec<EntryRun>,
+    pub build_seconds: f64,
+}
+
+impl CatalogueRun {
+    /// Every problem, stale signatures included.
+    pub fn all_problems(&self) -> Vec<String> {
+        let mut all = self.problems.clone();
+        for entry in &self.entries {
+            all.extend(entry.problems.iter().cloned());
+            all.extend(entry.stale_signature.iter().cloned());
+        }
+        all
+    }
+}
+
+/// Writes every entry of `labs` into the scratch workspace `ws`: the entries written,
+/// and the problems of those that could not be.
+fn write_entries(ws: &Path, labs: &[Lab]) -> (Vec<(Lab, Mutant)>, Vec<String>) {
+    let (mut entries, mut problems) = (Vec::new(), Vec::new());
+    for lab in labs {
+        let found = match catalogue(lab) {
+            Ok(found) => found,
+            Err(e) => {
+                problems.push(e);
+                continue;
+            }
+        };
+        if found.len() < PER_LAB {
+            problems.push(format!(
+                "lab {}: the catalogue has {} wrong solutions; it needs at least {PER_LAB}",
+                lab.meta.number,
+                found.len()
+            ));
+        }
+        for mutant in found {
+            let dir = ws.join("m").join(package_name(lab, &mutant));
+            match write_package(lab, &mutant, &dir) {
+                Ok(()) => entries.push((lab.clone(), mutant)),
+                Err(problem) => problems.push(problem),
+            }
+        }
+    }
+    (entries, problems)
+}
+
+/// Runs each job on as many threads as there are cores, in the catalogue's order.
+fn run_all<T: Sync, R: Send>(jobs: &[T], run: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = crate::grade::run::cores();
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else { break mine };
+                        mine.push((i, run(job)));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a runner thread"))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Builds every entry of the catalogues of `labs` (in the workbook at `root`) in one
+/// cargo run, runs each entry's graded suite, and judges it.
+pub fn run(root: &Path, labs: &[Lab], settings: &Settings) -> Result<CatalogueRun> {
+    let ws = root.join("target/mutants");
+    let _ = std::fs::remove_dir_all(ws.join("m"));
+    let manifest = workspace_manifest(root)?;
+    write(&ws.join("Cargo.toml"), &manifest).map_err(Error::input)?;
+    let _ = std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock"));
+    let (entries, problems) = write_entries(&ws, labs);
+    let packages: Vec<String> = entries.iter().map(|(l, m)| package_name(l, m)).collect();
+    let names: Vec<&str> = packages.iter().map(String::as_str).collect();
+    let started = Instant::now();
+    let env = RunEnv::gate(Some(root.join("target")));
+    let built = build_suites(&ws, &names, &env)?;
+    let build_seconds = started.elapsed().as_secs_f64();
+    // Each entry's suite runs in processes of its own: as many entries at once as there
+    // are cores, each test of an entry after the other.
+    let one_at_a_time = RunEnv {
+        tests: SuiteEnv {
+            jobs: 1,
+            ..RunEnv::gate(None).tests
+        },
+        ..RunEnv::gate(None)
+    };
+    let jobs: Vec<(&(Lab, Mutant), &String)> = entries.iter().zip(&packages).collect();
+    let runs = run_all(&jobs, |((lab, _), package)| {
+        let suite = GradedSuite::for_package(lab, package, root, settings);
+        let started = Instant::now();
+        let run = run_built(&built, root, &suite, &one_at_a_time);
+        (run, started.elapsed().as_secs_f64())
+    });
+    let entries = (jobs.iter().zip(runs))
+        .map(|(((lab, mutant), _), (run, seconds))| judged(lab, mutant, run, seconds))
+        .collect();
+    Ok(CatalogueRun {
+        problems,
+        entries,
+        build_seconds,
+    })
+}
+
+/// One entry's run, judged.
+fn judged(lab: &Lab, mutant: &Mutant, run: LabRun, seconds: f64) -> EntryRun {
+    let label = format!("lab {} mutant `{}`", lab.meta.number, mutant.name);
+    let mut entry = EntryRun {
+        label: label.clone(),
+        mutant: mutant.clone(),
+        seen: Signature::default(),
+        problems: Vec::new(),
+        stale_signature: None,
+        seconds,
+    };
+    match run {
+        LabRun::Ran(run) => {
+            let (seen, stale) = signature_problem(&label, lab, mutant, &run);
+            entry.problems = judge(&label, mutant, &run);
+            entry.seen = seen;
+            entry.stale_signature = stale;
+        }
+        other => entry
+            .problems
+            .push(format!("{label} does not build: {other:?}")),
+    }
+    entry
+}
+
+/// Records the signature `entry`'s run showed in its mutant.toml; whether it changed.
+pub fn record_signature(entry: &EntryRun) -> Result<bool> {
+    let path = entry.mutant.dir.join("mutant.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
+    let blessed = super::with_signature(&text, &entry.seen);
+    if blessed == text {
+        return Ok(false);
+    }
+    crate::write_atomically(&path, &blessed).map_err(|e| Error::writing(&path, e))?;
+    Ok(true)
+}
