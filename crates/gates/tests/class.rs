@@ -590,8 +590,10 @@ fn grade_the_class() -> ClassRun {
     let starter_fns = starter
         .replace("pub fn relay_outbox(", "fn starter_relay_outbox(")
         .replace("pub fn apply_effect(", "fn starter_apply_effect(")
-        .replace("use crate::world::{Delivery, ReceiverError, Relay};", "")
-        .replace("use labkit::fault::Crash;", "")
+        .replace(
+            "use outbox::world::{Crash, Delivery, ReceiverError, Relay};",
+            "",
+        )
         .replace("use rusqlite::Transaction;", "")
         .replace("//!", "//");
     put(

@@ -72,7 +72,11 @@ pub fn find_heading(chapter_markdown: &str, anchor: &str) -> Option<String> {
 /// The section `target` names, linked under `book_base` (the built book's folder or
 /// address, ending in `/`).
 pub fn section(root: &Path, labs: &[Lab], target: &str, book_base: &str) -> BookSection {
+    // A chapter is two pages (up to Predict, and after the run): link the one that holds
+    // the heading.
     let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+    let on_page = crate::pages::section_page(&root.join("book/src"), target);
+    let page_file = on_page.split_once('#').map_or(on_page.as_str(), |(f, _)| f);
     let lab = labs.iter().find(|l| {
         Path::new(&l.meta.chapter)
             .file_name()
@@ -87,9 +91,9 @@ pub fn section(root: &Path, labs: &[Lab], target: &str, book_base: &str) -> Book
         None => file.trim_end_matches(".md").to_string(),
     };
     let heading = lab
-        .and_then(|lab| std::fs::read_to_string(root.join(&lab.meta.chapter)).ok())
+        .and_then(|_| std::fs::read_to_string(root.join("book/src").join(page_file)).ok())
         .and_then(|text| find_heading(&text, anchor));
-    let page = file.strip_suffix(".md").unwrap_or(file);
+    let page = page_file.strip_suffix(".md").unwrap_or(page_file);
     let href = if anchor.is_empty() {
         format!("{book_base}{page}.html")
     } else {
