@@ -324,7 +324,19 @@ fn the_offline_search_index_is_built_and_referenced() {
 }
 
 /// One page of the built book as Chromium renders it (its DOM after scripts ran).
+/// The DOM of `url` once its scripts ran. Pages are loaded once per run: the tests that
+/// read the same page share one load.
 fn dump_dom(chromium: &str, url: &str) -> String {
+    static LOADED: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+    if let Some((_, dom)) = LOADED.lock().unwrap().iter().find(|(u, _)| u == url) {
+        return dom.clone();
+    }
+    let dom = load_dom(chromium, url);
+    LOADED.lock().unwrap().push((url.to_string(), dom.clone()));
+    dom
+}
+
+fn load_dom(chromium: &str, url: &str) -> String {
     let profile = tempdir("chromium-profile");
     let out = Command::new(chromium)
         .args(chromium_flags(&profile))

@@ -115,6 +115,9 @@ pub fn watch(wb: &Workbook, wanted: Option<&Lab>) -> Result<()> {
         terminal,
         sealed_seen: false,
     };
+    // What the files are now, before anything is printed: a save made as soon as the
+    // learner sees the header is a change.
+    session.stamps = stamps(&session.files());
     session.say(|s| s.open_lab_text());
     session.check_when_sealed("first check");
     let result = session.serve(&rx);
@@ -212,7 +215,6 @@ impl Session<'_> {
     }
 
     fn serve(&mut self, rx: &Receiver<Event>) -> Result<()> {
-        self.stamps = stamps(&self.files());
         loop {
             match rx.recv_timeout(POLL) {
                 Ok(Event::Key(key)) => match key.to_ascii_lowercase() {

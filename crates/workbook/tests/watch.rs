@@ -112,6 +112,15 @@ fn seal(root: &Path, n: &str) {
     }
 }
 
+/// Appends `text` to `path` in one write, as a save that adds a line does. (A plain
+/// `fs::write` truncates first: a watcher that looks between the truncation and the write
+/// sees two saves, and its run numbers would depend on timing.)
+fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+}
+
 struct Watch {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -204,7 +213,7 @@ fn a_save_rechecks_the_lab_and_the_keys_act() {
         waiting.contains("Predict first (`cargo labs predict 01`"),
         "{waiting}"
     );
-    std::fs::write(&relay, std::fs::read_to_string(&relay).unwrap() + "\n").unwrap();
+    append(&relay, "\n");
     assert!(
         watch
             .until("not yet:")
@@ -246,9 +255,7 @@ fn a_save_rechecks_the_lab_and_the_keys_act() {
     );
 
     // A one-line change in the learner's file: a re-check, green.
-    let mut text = std::fs::read_to_string(&relay).unwrap();
-    text.push_str("// FIXED\n");
-    std::fs::write(&relay, text).unwrap();
+    append(&relay, "// FIXED\n");
     let second = watch.until("[2] verdict:");
     assert!(
         second.contains("changed: labs/01-outbox/src/relay.rs"),
