@@ -33,6 +33,12 @@ fn sleeper(test: &str) -> std::path::PathBuf {
     )
 }
 
+/// `name` made this run's own: another `cargo test` running at the same time (another
+/// copy of the workbook) has sleepers of its own, and they are not this run's to find.
+fn unique(name: &str) -> String {
+    format!("{name}_{}", std::process::id())
+}
+
 /// Waits (bounded: the first case builds the lab kit) until a process mentioning
 /// `marker` runs.
 fn wait_for(marker: &str) {
@@ -94,7 +100,7 @@ const BINARY_MARKER: &str = "lab01-sleeper observe";
 
 #[test]
 fn check_grade_and_run_end_their_children_on_every_signal() {
-    let test = "sleeps_under_check";
+    let test = &unique("sleeps_under_check");
     let root = sleeper(test);
     let graded = format!("--graded-child {test}");
     // `run` seals the (empty) predictions first, then runs the sleeping binary.
@@ -109,7 +115,7 @@ fn check_grade_and_run_end_their_children_on_every_signal() {
 
 #[test]
 fn grade_class_ends_its_children_on_every_signal() {
-    let test = "sleeps_under_grade_class";
+    let test = &unique("sleeps_under_grade_class");
     let teacher = sleeper(test);
     let graded = format!("--graded-child {test}");
     let class = common::scratch_dir("signals-class");
@@ -137,8 +143,9 @@ fn a_process_that_leaves_the_session_does_not_outlive_check() {
     // The graded test starts `sleep` in a session of its own (`setsid --fork`), out of the
     // guard's process group, and returns: the test passes, and the sleeper is orphaned. Its
     // output goes nowhere, so no pipe keeps `check` waiting: only the guard can end it.
-    let test = "leaves_a_daemon_behind";
-    let marker = "3599.125";
+    let test = &unique("leaves_a_daemon_behind");
+    // A sleep no other run asks for: the marker of this run's daemon.
+    let marker = &format!("3599.{}", std::process::id() % 1000 + 1000);
     let body = format!(
         "fn {test}() {{ use std::process::{{Command, Stdio}}; \
          Command::new(\"setsid\").args([\"--fork\", \"sleep\", \"{marker}\"]) \
