@@ -74,7 +74,10 @@ pub fn starters(lab: &Lab) -> (Vec<StepStarter>, Vec<String>) {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     for name in &stored {
-        if !name.parse::<usize>().is_ok_and(|k| (2..=steps).contains(&k)) {
+        if !name
+            .parse::<usize>()
+            .is_ok_and(|k| (2..=steps).contains(&k))
+        {
             problems.push(format!(
                 "lab {number}: solutions/{}/steps/{name} is not the starter of a step after the first (the lab has {steps} steps); remove it or name it by its step",
                 lab.slug()
@@ -195,6 +198,33 @@ impl StepsRun {
     }
 }
 
+/// Step `k`'s starter's run, judged.
+fn judged(lab: &Lab, k: usize, run: LabRun, seconds: f64) -> StarterRun {
+    let label = format!("lab {} step {k}", lab.meta.number);
+    let (fails, problems) = match run {
+        LabRun::Ran(run) => (
+            (run.tests.iter())
+                .filter(|t| !t.passed())
+                .map(|t| t.name.clone())
+                .collect(),
+            judge(lab, k, &run),
+        ),
+        other => (
+            Vec::new(),
+            vec![format!(
+                "{label}: its starter ({}) does not build: {other:?}",
+                starter_path(lab, k)
+            )],
+        ),
+    };
+    StarterRun {
+        label,
+        fails,
+        problems,
+        seconds,
+    }
+}
+
 /// Builds the stored starter of every step of `labs` in one cargo run, runs each one's
 /// graded suite, and judges it.
 pub fn run(root: &std::path::Path, labs: &[Lab], settings: &Settings) -> Result<StepsRun> {
@@ -227,31 +257,7 @@ pub fn run(root: &std::path::Path, labs: &[Lab], settings: &Settings) -> Result<
     }
     let done = build_and_run(root, "steps", &packages, settings)?;
     let starters = (which.iter().zip(done.runs))
-        .map(|((lab, k), (run, seconds))| {
-            let label = format!("lab {} step {k}", lab.meta.number);
-            let (fails, problems) = match run {
-                LabRun::Ran(run) => (
-                    (run.tests.iter())
-                        .filter(|t| !t.passed())
-                        .map(|t| t.name.clone())
-                        .collect(),
-                    judge(lab, *k, &run),
-                ),
-                other => (
-                    Vec::new(),
-                    vec![format!(
-                        "{label}: its starter ({}) does not build: {other:?}",
-                        starter_path(lab, *k)
-                    )],
-                ),
-            };
-            StarterRun {
-                label,
-                fails,
-                problems,
-                seconds,
-            }
-        })
+        .map(|((lab, k), (run, seconds))| judged(lab, *k, run, seconds))
         .collect();
     Ok(StepsRun {
         problems,
