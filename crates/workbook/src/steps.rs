@@ -64,7 +64,8 @@ pub fn starters(lab: &Lab) -> (Vec<StepStarter>, Vec<String>) {
     let (mut found, mut problems) = (Vec::new(), Vec::new());
     let number = &lab.meta.number;
     let steps = lab.meta.steps.len();
-    let Some(dir) = steps_dir(lab) else {
+    // The student edition has no solutions, and so no stored starters.
+    let Some(dir) = steps_dir(lab).filter(|_| solution_dir(lab).is_some_and(|d| d.is_dir())) else {
         return (found, problems);
     };
     let stored: Vec<String> = std::fs::read_dir(&dir)
@@ -264,4 +265,88 @@ pub fn run(root: &std::path::Path, labs: &[Lab], settings: &Settings) -> Result<
         starters,
         build_seconds: done.build_seconds,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::{TestOutcome, TestRun};
+
+    fn lab08() -> Lab {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let labs = crate::meta::load_labs(&root).unwrap().labs;
+        labs.into_iter().find(|l| l.meta.number == "08").unwrap()
+    }
+
+    /// A run of lab 08's suite in which exactly the tests of `failing` fail.
+    fn run_failing(lab: &Lab, failing: &[&str]) -> SuiteRun {
+        let suite =
+            std::fs::read_to_string(lab.dir.join("../..").join(&lab.meta.graded_suite)).unwrap();
+        let tests = crate::meta::graded_test_names(&suite)
+            .into_iter()
+            .map(|name| TestRun {
+                outcome: if failing.contains(&name.as_str()) {
+                    TestOutcome::Failed
+                } else {
+                    TestOutcome::Passed
+                },
+                name,
+                output: "invariant violated: x".into(),
+                detail: None,
+            })
+            .collect();
+        SuiteRun {
+            tests,
+            ..SuiteRun::default()
+        }
+    }
+
+    #[test]
+    fn a_step_starter_is_judged_by_the_steps_around_it() {
+        let lab = lab08();
+        if !solution_dir(&lab).is_some_and(|d| d.is_dir()) {
+            return; // the student edition: no solutions, no stored starters
+        }
+        let (found, problems) = starters(&lab);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            found.iter().map(|s| s.step).collect::<Vec<_>>(),
+            (2..=lab.meta.steps.len()).collect::<Vec<_>>()
+        );
+        let step = |k: usize| -> Vec<&str> {
+            lab.meta.steps[k - 1]
+                .tests
+                .iter()
+                .map(String::as_str)
+                .collect()
+        };
+        let mut later: Vec<&str> = step(2);
+        later.extend(step(3));
+        // Step 2 begins with step 1 done: its own tests and the later ones fail.
+        assert_eq!(
+            judge(&lab, 2, &run_failing(&lab, &later)),
+            Vec::<String>::new()
+        );
+        // One of its own tests already green: undo more.
+        let too_little = &later[1..];
+        let said = judge(&lab, 2, &run_failing(&lab, too_little)).join("\n");
+        assert!(
+            said.contains(&format!("already passes `{}`", later[0])),
+            "{said}"
+        );
+        // A test of step 1 red: undo less.
+        let mut too_much = later.clone();
+        too_much.push(step(1)[0]);
+        let said = judge(&lab, 2, &run_failing(&lab, &too_much)).join("\n");
+        assert!(
+            said.contains(&format!("fails `{}` of step 1", step(1)[0]))
+                && said.contains("solutions/08-append-streams/steps/2/step.toml"),
+            "{said}"
+        );
+        // A test no step names red: a regression.
+        let mut regression = later.clone();
+        regression.push("every_schedule_replays_identically");
+        let said = judge(&lab, 2, &run_failing(&lab, &regression)).join("\n");
+        assert!(said.contains("regression"), "{said}");
+    }
 }
