@@ -28,6 +28,7 @@ pub mod serve;
 pub mod settings;
 pub mod similarity;
 pub mod starters;
+pub mod steps;
 pub mod text;
 pub mod watch;
 pub mod workbook;

@@ -89,8 +89,19 @@ fn write(path: &Path, text: &str) -> std::result::Result<(), String> {
 /// edit no longer applies.
 pub fn write_package(lab: &Lab, mutant: &Mutant, dir: &Path) -> std::result::Result<(), String> {
     let files = learner_files(lab, mutant).map_err(|e| e.to_string())?;
-    let package = package_name(lab, mutant);
-    let manifest = package_manifest(lab, &package)?;
+    write_edited(lab, &package_name(lab, mutant), &files, dir)
+}
+
+/// Writes a package named `package` into `dir`: the learner's manifest renamed
+/// ([`package_manifest`]) and the solution's sources with `files` (learner files, as
+/// (path relative to the lab's folder, text)) in place of the reference's.
+pub fn write_edited(
+    lab: &Lab,
+    package: &str,
+    files: &[(String, String)],
+    dir: &Path,
+) -> std::result::Result<(), String> {
+    let manifest = package_manifest(lab, package)?;
     let solution =
         solution_dir(lab).ok_or_else(|| format!("{}: no workbook", lab.dir.display()))?;
     write(&dir.join("Cargo.toml"), &manifest)?;
@@ -101,7 +112,7 @@ pub fn write_package(lab: &Lab, mutant: &Mutant, dir: &Path) -> std::result::Res
         write(&dir.join(rel), &text)?;
     }
     for (file, text) in files {
-        write(&dir.join(file), &text)?;
+        write(&dir.join(file), text)?;
     }
     Ok(())
 }
@@ -233,10 +244,10 @@ impl CatalogueRun {
     }
 }
 
-/// Writes every entry of `labs` into the scratch workspace `ws`: the entries written,
-/// and the problems of those that could not be.
-fn write_entries(ws: &Path, labs: &[Lab]) -> (Vec<(Lab, Mutant)>, Vec<String>) {
-    let (mut entries, mut problems) = (Vec::new(), Vec::new());
+/// Every entry of the catalogues of `labs`, with its learner files: the entries that can
+/// be written, and the problems of those that cannot.
+fn entries_of(labs: &[Lab]) -> (Vec<(Lab, Mutant)>, Vec<Edited>, Vec<String>) {
+    let (mut entries, mut packages, mut problems) = (Vec::new(), Vec::new(), Vec::new());
     for lab in labs {
         let found = match catalogue(lab) {
             Ok(found) => found,
@@ -253,14 +264,20 @@ fn write_entries(ws: &Path, labs: &[Lab]) -> (Vec<(Lab, Mutant)>, Vec<String>) {
             ));
         }
         for mutant in found {
-            let dir = ws.join("m").join(package_name(lab, &mutant));
-            match write_package(lab, &mutant, &dir) {
-                Ok(()) => entries.push((lab.clone(), mutant)),
-                Err(problem) => problems.push(problem),
+            match learner_files(lab, &mutant) {
+                Ok(files) => {
+                    packages.push(Edited {
+                        lab: lab.clone(),
+                        package: package_name(lab, &mutant),
+                        files,
+                    });
+                    entries.push((lab.clone(), mutant));
+                }
+                Err(problem) => problems.push(problem.to_string()),
             }
         }
     }
-    (entries, problems)
+    (entries, packages, problems)
 }
 
 /// Runs each job on as many threads as there are cores, in the catalogue's order.
@@ -289,23 +306,50 @@ fn run_all<T: Sync, R: Send>(jobs: &[T], run: impl Fn(&T) -> R + Sync) -> Vec<R>
     done.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Builds every entry of the catalogues of `labs` (in the workbook at `root`) in one
-/// cargo run, runs each entry's graded suite, and judges it.
-pub fn run(root: &Path, labs: &[Lab], settings: &Settings) -> Result<CatalogueRun> {
-    let ws = root.join("target/mutants");
+/// One package of a scratch workspace: a lab's learner files as edits of its reference
+/// solution make them (a catalogue entry, a step's starter).
+#[derive(Clone, Debug)]
+pub struct Edited {
+    pub lab: Lab,
+    /// Its package name, unique in the workspace (`mutant08-…`, `step08-2`).
+    pub package: String,
+    /// The learner files, as (path relative to the lab's folder, text).
+    pub files: Vec<(String, String)>,
+}
+
+/// The graded runs of some edited packages, in their order, and how long they took.
+#[derive(Debug)]
+pub struct EditedRuns {
+    /// Each package's graded run and its seconds.
+    pub runs: Vec<(LabRun, f64)>,
+    pub build_seconds: f64,
+}
+
+/// Writes `packages` as the members of the scratch workspace `target/<scratch>` of the
+/// workbook at `root`, builds all of them (and their suites) in one cargo run that shares
+/// the workspace's build folder, and runs each package's graded suite as the grader
+/// runs it: as many packages at once as there are cores, each test of one package after
+/// the other.
+pub fn build_and_run(
+    root: &Path,
+    scratch: &str,
+    packages: &[Edited],
+    settings: &Settings,
+) -> Result<EditedRuns> {
+    let ws = root.join("target").join(scratch);
     let _ = std::fs::remove_dir_all(ws.join("m"));
     let manifest = workspace_manifest(root)?;
     write(&ws.join("Cargo.toml"), &manifest).map_err(Error::input)?;
     let _ = std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock"));
-    let (entries, problems) = write_entries(&ws, labs);
-    let packages: Vec<String> = entries.iter().map(|(l, m)| package_name(l, m)).collect();
-    let names: Vec<&str> = packages.iter().map(String::as_str).collect();
+    for p in packages {
+        write_edited(&p.lab, &p.package, &p.files, &ws.join("m").join(&p.package))
+            .map_err(Error::input)?;
+    }
+    let names: Vec<&str> = packages.iter().map(|p| p.package.as_str()).collect();
     let started = Instant::now();
     let env = RunEnv::gate(Some(root.join("target")));
     let built = build_suites(&ws, &names, &env)?;
     let build_seconds = started.elapsed().as_secs_f64();
-    // Each entry's suite runs in processes of its own: as many entries at once as there
-    // are cores, each test of an entry after the other.
     let one_at_a_time = RunEnv {
         tests: SuiteEnv {
             jobs: 1,
@@ -313,20 +357,30 @@ pub fn run(root: &Path, labs: &[Lab], settings: &Settings) -> Result<CatalogueRu
         },
         ..RunEnv::gate(None)
     };
-    let jobs: Vec<(&(Lab, Mutant), &String)> = entries.iter().zip(&packages).collect();
-    let runs = run_all(&jobs, |((lab, _), package)| {
-        let suite = GradedSuite::for_package(lab, package, root, settings);
+    let runs = run_all(packages, |p| {
+        let suite = GradedSuite::for_package(&p.lab, &p.package, root, settings);
         let started = Instant::now();
         let run = run_built(&built, root, &suite, &one_at_a_time);
         (run, started.elapsed().as_secs_f64())
     });
-    let entries = (jobs.iter().zip(runs))
-        .map(|(((lab, mutant), _), (run, seconds))| judged(lab, mutant, run, seconds))
+    Ok(EditedRuns {
+        runs,
+        build_seconds,
+    })
+}
+
+/// Builds every entry of the catalogues of `labs` (in the workbook at `root`) in one
+/// cargo run, runs each entry's graded suite, and judges it.
+pub fn run(root: &Path, labs: &[Lab], settings: &Settings) -> Result<CatalogueRun> {
+    let (entries, packages, problems) = entries_of(labs);
+    let done = build_and_run(root, "mutants", &packages, settings)?;
+    let entries = (entries.iter().zip(done.runs))
+        .map(|((lab, mutant), (run, seconds))| judged(lab, mutant, run, seconds))
         .collect();
     Ok(CatalogueRun {
         problems,
         entries,
-        build_seconds,
+        build_seconds: done.build_seconds,
     })
 }
 
