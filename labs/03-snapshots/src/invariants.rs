@@ -13,7 +13,11 @@ fn one_number(conn: &Connection, sql: &str, param: &str) -> Result<i64, Violatio
 
 /// The reservation scenario's invariants, on the database its requests left and the
 /// answers they gave.
-pub fn check_reservations(conn: &Connection, answers: &[Option<Reservation>]) -> Verdict {
+pub fn check_reservations(
+    conn: &Connection,
+    answers: &[Option<Reservation>],
+    crashed: Option<String>,
+) -> Verdict {
     let available = one_number(
         conn,
         "SELECT available FROM inventory WHERE item = ?1",
@@ -33,6 +37,16 @@ pub fn check_reservations(conn: &Connection, answers: &[Option<Reservation>]) ->
             .collect()
     };
     let confirmed = answered(Reservation::Confirmed);
+    if let (Some(crash), true) = (&crashed, reserved + available != STOCK) {
+        return Err(Violation::new(
+            "reserved + available = stock",
+            &[
+                format!("Let the stock be {STOCK}, and {crash}."),
+                format!("Then {reserved} are reserved and {available} still show as available."),
+                "Contradiction: what the process had committed before the crash stayed and the rest never ran. Each autocommit statement is a transaction of its own; the writes of one reservation belong in one transaction, which SQLite rolls back whole when its connection closes before COMMIT.".into(),
+            ],
+        ));
+    }
     if reserved + available != STOCK {
         return Err(Violation::new(
             "reserved + available = stock",
@@ -92,17 +106,40 @@ pub fn sql_violation(e: rusqlite::Error) -> Violation {
 /// The report's invariants: it ended its read transaction (`ended`), no reservation
 /// that arrived meanwhile failed on its lock (`blocked` names the error), and its totals
 /// agree.
+/// The report of a database whose rows and availability disagree: it ended its read
+/// transaction, and shows what the tables hold, `(reserved, available)`.
+pub fn check_findings(totals: Totals, ended: bool, held: (i64, i64)) -> Verdict {
+    check_report_ended(ended)?;
+    let (reserved, available) = held;
+    if (totals.reserved, totals.available) == held {
+        return Ok(());
+    }
+    Err(Violation::new(
+        "the report shows what the database holds",
+        &[
+            format!("Let the stock be {REPORT_STOCK}, with reservation rows for {reserved} units and {available} units available: a crash between two autocommit statements lost one."),
+            format!("Then the report shows {} reserved and {} available.", totals.reserved, totals.available),
+            "Contradiction: a reconciliation exists to find such a discrepancy. Each total must be read from the table that holds it, both at one instant; a total worked out from the other agrees with the stock whatever the tables hold, and can never reveal one.".into(),
+        ],
+    ))
+}
+
+fn check_report_ended(ended: bool) -> Verdict {
+    match ended {
+        true => Ok(()),
+        false => Err(Violation::new(
+            "the report ends its read transaction",
+            &["Let the report return its totals. Then its transaction was still open, pinning an old snapshot.".into()],
+        )),
+    }
+}
+
 pub fn check_report(totals: Totals, ended: bool, blocked: Option<String>) -> Verdict {
     let Totals {
         reserved,
         available,
     } = totals;
-    if !ended {
-        return Err(Violation::new(
-            "the report ends its read transaction",
-            &["Let the report return its totals. Then its transaction was still open, pinning an old snapshot.".into()],
-        ));
-    }
+    check_report_ended(ended)?;
     if let Some(error) = blocked {
         return Err(Violation::new(
             "the report never blocks a reservation",
