@@ -40,15 +40,17 @@ pub(crate) fn process(
     step: impl FnOnce(&mut App<'_>) -> Result<(), Stop>,
     world: &mut World,
 ) -> bool {
-    process_stop(sim, what, step, world).is_none()
+    process_stop(sim, what, step, world, false).is_none()
 }
 
-/// [`process`], returning why the process stopped (`None`: it finished).
+/// [`process`], returning why the process stopped (`None`: it finished). With
+/// `refusal_ends_it`, no new process follows a definite refusal.
 fn process_stop(
     sim: &mut Sim,
     what: &str,
     step: impl FnOnce(&mut App<'_>) -> Result<(), Stop>,
     world: &mut World,
+    refusal_ends_it: bool,
 ) -> Option<Stop> {
     let result = {
         let mut app = App::new(sim, world);
@@ -60,11 +62,12 @@ fn process_stop(
         } else {
             Glyph::Normal
         };
+        let next = match refusal_ends_it && refusal(stop).is_some() {
+            true => "",
+            false => "; a new process starts from the database",
+        };
         sim.event("app", glyph, || {
-            (
-                format!("{what} stopped ({stop}); a new process starts from the database"),
-                String::new(),
-            )
+            (format!("{what} stopped ({stop}){next}"), String::new())
         });
     }
     result.err()
@@ -129,8 +132,8 @@ fn run_job(
 ) -> Verdict {
     let mut stopped_with_a_charge = Ok(());
     unfinished.retain(|intent| {
-        let Some(stop) = process_stop(sim, "settle", |app| (yours.settle)(app, intent), world)
-        else {
+        let settle = |app: &mut App<'_>| (yours.settle)(app, intent);
+        let Some(stop) = process_stop(sim, "settle", settle, world, true) else {
             return false;
         };
         if stopped_with_a_charge.is_ok() {
