@@ -37,25 +37,8 @@ pub fn check_reservations(
             .collect()
     };
     let confirmed = answered(Reservation::Confirmed);
-    if let (Some(crash), true) = (&crashed, reserved + available != STOCK) {
-        return Err(Violation::new(
-            "reserved + available = stock",
-            &[
-                format!("Let the stock be {STOCK}, and {crash}."),
-                format!("Then {reserved} are reserved and {available} still show as available."),
-                "Contradiction: what the process had committed before the crash stayed and the rest never ran. Each autocommit statement is a transaction of its own; the writes of one reservation belong in one transaction, which SQLite rolls back whole when its connection closes before COMMIT.".into(),
-            ],
-        ));
-    }
     if reserved + available != STOCK {
-        return Err(Violation::new(
-            "reserved + available = stock",
-            &[
-                format!("Let the stock be {STOCK}."),
-                format!("Then {reserved} are reserved and {available} still show as available."),
-                "Contradiction: an update of the availability was computed from a value another request had already changed.".into(),
-            ],
-        ));
+        return Err(stock_broken(crashed.as_deref(), reserved, available));
     }
     if reserved > STOCK {
         return Err(Violation::new(
@@ -80,6 +63,29 @@ pub fn check_reservations(
         ));
     }
     Ok(())
+}
+
+/// The stock no longer adds up: after a crash (`crash` says which), or after a lost
+/// update.
+fn stock_broken(crash: Option<&str>, reserved: i64, available: i64) -> Violation {
+    let (given, why) = match crash {
+        Some(crash) => (
+            format!("Let the stock be {STOCK}, and {crash}."),
+            "Contradiction: what the process had committed before the crash stayed and the rest never ran. Each autocommit statement is a transaction of its own; the writes of one reservation belong in one transaction, which SQLite rolls back whole when its connection closes before COMMIT.",
+        ),
+        None => (
+            format!("Let the stock be {STOCK}."),
+            "Contradiction: an update of the availability was computed from a value another request had already changed.",
+        ),
+    };
+    Violation::new(
+        "reserved + available = stock",
+        &[
+            given,
+            format!("Then {reserved} are reserved and {available} still show as available."),
+            why.into(),
+        ],
+    )
 }
 
 fn answers_match_rows(conn: &Connection, answers: &[Option<Reservation>]) -> Verdict {

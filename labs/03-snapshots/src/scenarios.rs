@@ -123,18 +123,11 @@ fn attempt(
         let result = (yours.reserve)(&mut session, 1);
         (result, session.crashed())
     };
-    // A crashed process's connection closes: SQLite rolls back its open transaction.
-    let left_open = !conns[i].is_autocommit();
-    if left_open {
-        let _ = conns[i].execute_batch("ROLLBACK");
-    }
+    // What is left open is rolled back (a crashed process's connection closes: SQLite
+    // rolls back its open transaction).
+    let left_open = !conns[i].is_autocommit() && conns[i].execute_batch("ROLLBACK").is_ok();
     if crashed {
-        sim.event(who, Glyph::Recover, || {
-            let truth = "its open transaction rolled back; what it committed stays".into();
-            ("the client sends the request again".into(), truth)
-        });
-        requests.retry.push(i);
-        return;
+        return resend_after_crash(sim, requests, i);
     }
     match result {
         Ok(answer) => {
@@ -167,6 +160,15 @@ fn attempt(
             ));
         }
     }
+}
+
+/// A crashed request's connection has closed; its client sends the request again.
+fn resend_after_crash(sim: &mut Sim, requests: &mut Requests, i: usize) {
+    sim.event(requests.names[i], Glyph::Recover, || {
+        let truth = "its open transaction rolled back; what it committed stays".into();
+        ("the client sends the request again".into(), truth)
+    });
+    requests.retry.push(i);
 }
 
 // ANCHOR: reservations

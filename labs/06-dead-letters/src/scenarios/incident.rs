@@ -186,14 +186,15 @@ fn missing_work(systems: &Systems) -> Vec<String> {
         .collect()
 }
 
-// ANCHOR: replay_scenario
-/// One graded replay schedule: the operator starts the replay; then, round after round,
-/// a billing process handles a batch, a new payment arrives, and the operator asks
-/// whether the replay is complete. After the faults stop and the replay is declared
-/// complete (or the rounds run out), billing drains the rest; then the invariants.
-pub fn replay_scenario(yours: Protocol, sim: &mut Sim, world: &ReplayWorld) -> Verdict {
-    let mut systems = history(sim, world);
-    // A billing process that pulls at once after the seek, for the run then on record.
+/// The operator's process (no replay run yet) starts the replay. In the early-pull world
+/// a billing process may pull what the seek redelivers before it goes on, for the run
+/// then on record. Returns the run, and whether that process found none on record.
+fn operator_starts(
+    yours: Protocol,
+    sim: &mut Sim,
+    systems: &mut Systems,
+    world: &ReplayWorld,
+) -> (i64, bool) {
     let unrecorded = Cell::new(false);
     let early_peer = |sim: &mut Sim,
                       broker: &mut Broker,
@@ -204,12 +205,22 @@ pub fn replay_scenario(yours: Protocol, sim: &mut Sim, world: &ReplayWorld) -> V
         unrecorded.set(run == 0);
         peer(yours, sim, broker, ledger, mail, faults, run)
     };
-    // The operator's process: no replay run yet.
     let mut operator = systems.billing(sim, world.faults, 0, None);
     if world.early_pull {
         operator = operator.with_early_pull(&early_peer);
     }
     let run = (yours.start_replay)(&mut operator, &PLAN);
+    (run, unrecorded.get())
+}
+
+// ANCHOR: replay_scenario
+/// One graded replay schedule: the operator starts the replay; then, round after round,
+/// a billing process handles a batch, a new payment arrives, and the operator asks
+/// whether the replay is complete. After the faults stop and the replay is declared
+/// complete (or the rounds run out), billing drains the rest; then the invariants.
+pub fn replay_scenario(yours: Protocol, sim: &mut Sim, world: &ReplayWorld) -> Verdict {
+    let mut systems = history(sim, world);
+    let (run, pulled_before_the_record) = operator_starts(yours, sim, &mut systems, world);
     let stalled_peer =
         move |sim: &mut Sim,
               broker: &mut Broker,
@@ -252,7 +263,7 @@ pub fn replay_scenario(yours: Protocol, sim: &mut Sim, world: &ReplayWorld) -> V
         run,
         declared,
         completed_with_missing,
-        pulled_before_the_record: unrecorded.get(),
+        pulled_before_the_record,
     };
     check_replay(&end, &ALL_REPLAY_INVARIANTS)
 }
