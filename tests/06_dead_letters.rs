@@ -7,9 +7,9 @@
 
 use dead_letters::scenarios::{
     Protocol, REMINDERS_ALL, REMINDERS_CRASHES, REMINDERS_FORWARDING, REMINDERS_LOST_REPLIES,
-    REMINDERS_QUIET, REPLAY, REPLAY_CRASHES, REPLAY_LOST_REPLIES, REPLAY_STALE_PULLS,
-    REPLAY_STALLS, explore_reminders, explore_replay, reminder_scenario, reminder_schedules,
-    replay_scenario, replay_schedules,
+    REMINDERS_QUIET, REPLAY, REPLAY_CRASHES, REPLAY_EARLY_PULL, REPLAY_LOST_REPLIES,
+    REPLAY_STALE_PULLS, REPLAY_STALLS, explore_reminders, explore_replay, reminder_scenario,
+    reminder_schedules, replay_scenario, replay_schedules,
 };
 use labkit::fault;
 use pretty_assertions::assert_eq;
@@ -24,6 +24,7 @@ graded::suite![
     a_lost_reply_during_the_replay_repeats_nothing,
     a_pull_that_misses_the_seek_does_not_end_the_replay,
     a_stalled_billing_process_repeats_nothing,
+    a_pull_at_once_after_the_seek_finds_the_run_on_record,
     the_replay_holds_every_invariant_under_two_faults,
     the_fault_free_run_sends_five_reminders_per_invoice,
     early_or_late_forwarding_changes_no_count,
@@ -51,6 +52,12 @@ fn a_pull_that_misses_the_seek_does_not_end_the_replay() {
 
 fn a_stalled_billing_process_repeats_nothing() {
     explore_replay(YOURS, &REPLAY_STALLS, 1).assert_ok_reaching(1);
+}
+
+fn a_pull_at_once_after_the_seek_finds_the_run_on_record() {
+    // The subscription is live: a billing process may pull what the seek redelivers
+    // before the operator's process takes its next step.
+    explore_replay(YOURS, &REPLAY_EARLY_PULL, 1).assert_ok_reaching(1);
 }
 
 fn the_replay_holds_every_invariant_under_two_faults() {

@@ -553,6 +553,26 @@ fn a_seek_to_a_time_replays_retained_messages_from_that_time_on() {
     }
 }
 
+// "Replay a message in Pub/Sub by seeking to a snapshot or timestamp"
+// (https://cloud.google.com/pubsub/docs/replay-message): "you can use the Seek feature to
+// mark previously acknowledged messages as unacknowledged, and force Pub/Sub to redeliver
+// those messages." The seek returns and the redelivery is there for whichever subscriber
+// pulls next, at once: nothing waits for the caller of the seek to take another step
+// (chapter 6's early-pull world: a billing process pulls before the operator goes on).
+#[test]
+fn the_first_pull_after_a_seek_may_come_at_once_and_get_the_replay() {
+    let mut sim = Sim::fault_free();
+    let mut broker = broker_with(|c| c.retain_acked_messages = true);
+    acknowledged_history(&mut sim, &mut broker);
+    broker
+        .seek(&mut sim, "ledger", SeekTarget::Time(10))
+        .unwrap();
+    assert_eq!(
+        ids(&broker.pull(&mut sim, "ledger", 10).unwrap()),
+        vec!["2", "3"]
+    );
+}
+
 // REPLAY, "Snapshot and seek overview": "A snapshot retains the unacknowledged messages of
 // the source subscription at the time of creation of the snapshot, and any messages
 // published to the topic after the snapshot is created."

@@ -211,6 +211,44 @@ fn a_row_written_after_the_transaction_read_it_aborts_the_commit() {
 }
 
 #[test]
+fn an_insert_that_does_not_read_first_meets_a_late_commit_with_already_exists() {
+    // https://cloud.google.com/spanner/docs/error-codes, ALREADY_EXISTS: "The entity that a
+    // client attempted to create already exists (for example, inserting a row with an
+    // existing primary key)." Recommended action: "Don't retry without fixing the
+    // problem." Here the first insert's commit ended DEADLINE_EXCEEDED and is applied
+    // later: it lands before the second transaction's commit. Without a read of its own,
+    // the second transaction is refused, definitely; the same request gets the same
+    // answer (chapter 2's job leaves such an intent to an operator).
+    let (second, again, amount) = on_schedule(&[APPLIED_LATER], |sim| {
+        let mut db = Database::new();
+        let insert = |db: &mut Database, sim: &mut Sim| {
+            run_transaction(db, sim, |txn, _sim| -> Result<(), Stop> {
+                txn.insert(ORDERS, "o1", order(10));
+                Ok(())
+            })
+            .map(|_| ())
+        };
+        assert!(
+            insert(&mut db, sim).is_err(),
+            "the first commit is in flight"
+        );
+        let second = insert(&mut db, sim);
+        let again = insert(&mut db, sim);
+        (
+            second,
+            again,
+            db.read(ORDERS, "o1").and_then(|r| r.int("amount")),
+        )
+    });
+    let refused = || {
+        Err(Stop::Spanner(SpannerError {
+            code: Code::AlreadyExists,
+        }))
+    };
+    assert_eq!((second, again, amount), (refused(), refused(), Some(10)));
+}
+
+#[test]
 fn inserting_an_existing_row_fails_with_already_exists_and_applies_nothing() {
     // https://cloud.google.com/spanner/docs/error-codes (ALREADY_EXISTS; paraphrased): the
     // entity the client tried to create, for example a row with an existing primary key,

@@ -13,7 +13,11 @@ fn one_number(conn: &Connection, sql: &str, param: &str) -> Result<i64, Violatio
 
 /// The reservation scenario's invariants, on the database its requests left and the
 /// answers they gave.
-pub fn check_reservations(conn: &Connection, answers: &[Option<Reservation>]) -> Verdict {
+pub fn check_reservations(
+    conn: &Connection,
+    answers: &[Option<Reservation>],
+    crashed: Option<String>,
+) -> Verdict {
     let available = one_number(
         conn,
         "SELECT available FROM inventory WHERE item = ?1",
@@ -34,14 +38,7 @@ pub fn check_reservations(conn: &Connection, answers: &[Option<Reservation>]) ->
     };
     let confirmed = answered(Reservation::Confirmed);
     if reserved + available != STOCK {
-        return Err(Violation::new(
-            "reserved + available = stock",
-            &[
-                format!("Let the stock be {STOCK}."),
-                format!("Then {reserved} are reserved and {available} still show as available."),
-                "Contradiction: an update of the availability was computed from a value another request had already changed.".into(),
-            ],
-        ));
+        return Err(stock_broken(crashed.as_deref(), reserved, available));
     }
     if reserved > STOCK {
         return Err(Violation::new(
@@ -68,6 +65,29 @@ pub fn check_reservations(conn: &Connection, answers: &[Option<Reservation>]) ->
     Ok(())
 }
 
+/// The stock no longer adds up: after a crash (`crash` says which), or after a lost
+/// update.
+fn stock_broken(crash: Option<&str>, reserved: i64, available: i64) -> Violation {
+    let (given, why) = match crash {
+        Some(crash) => (
+            format!("Let the stock be {STOCK}, and {crash}."),
+            "Contradiction: what the process had committed before the crash stayed and the rest never ran. Each autocommit statement is a transaction of its own; the writes of one reservation belong in one transaction, which SQLite rolls back whole when its connection closes before COMMIT.",
+        ),
+        None => (
+            format!("Let the stock be {STOCK}."),
+            "Contradiction: an update of the availability was computed from a value another request had already changed.",
+        ),
+    };
+    Violation::new(
+        "reserved + available = stock",
+        &[
+            given,
+            format!("Then {reserved} are reserved and {available} still show as available."),
+            why.into(),
+        ],
+    )
+}
+
 fn answers_match_rows(conn: &Connection, answers: &[Option<Reservation>]) -> Verdict {
     for (name, answer) in REQUESTS.iter().zip(answers) {
         let sql = "SELECT COUNT(*) FROM reservations WHERE id = ?1";
@@ -92,17 +112,40 @@ pub fn sql_violation(e: rusqlite::Error) -> Violation {
 /// The report's invariants: it ended its read transaction (`ended`), no reservation
 /// that arrived meanwhile failed on its lock (`blocked` names the error), and its totals
 /// agree.
+/// The report of a database whose rows and availability disagree: it ended its read
+/// transaction, and shows what the tables hold, `(reserved, available)`.
+pub fn check_findings(totals: Totals, ended: bool, held: (i64, i64)) -> Verdict {
+    check_report_ended(ended)?;
+    let (reserved, available) = held;
+    if (totals.reserved, totals.available) == held {
+        return Ok(());
+    }
+    Err(Violation::new(
+        "the report shows what the database holds",
+        &[
+            format!("Let the stock be {REPORT_STOCK}, with reservation rows for {reserved} units and {available} units available: a crash between two autocommit statements lost one."),
+            format!("Then the report shows {} reserved and {} available.", totals.reserved, totals.available),
+            "Contradiction: a reconciliation exists to find such a discrepancy. Each total must be read from the table that holds it, both at one instant; a total worked out from the other agrees with the stock whatever the tables hold, and can never reveal one.".into(),
+        ],
+    ))
+}
+
+fn check_report_ended(ended: bool) -> Verdict {
+    match ended {
+        true => Ok(()),
+        false => Err(Violation::new(
+            "the report ends its read transaction",
+            &["Let the report return its totals. Then its transaction was still open, pinning an old snapshot.".into()],
+        )),
+    }
+}
+
 pub fn check_report(totals: Totals, ended: bool, blocked: Option<String>) -> Verdict {
     let Totals {
         reserved,
         available,
     } = totals;
-    if !ended {
-        return Err(Violation::new(
-            "the report ends its read transaction",
-            &["Let the report return its totals. Then its transaction was still open, pinning an old snapshot.".into()],
-        ));
-    }
+    check_report_ended(ended)?;
     if let Some(error) = blocked {
         return Err(Violation::new(
             "the report never blocks a reservation",

@@ -5,12 +5,16 @@
 //! between two statements of the first. A request that gets `SQLITE_BUSY` is rolled back
 //! by the harness and tries again later, as a client would.
 
-use crate::invariants::{check_report, check_reservations, sql_violation};
-use crate::world::{
-    Database, ITEM, Reservation, Scheduler, Session, Totals, describe_error, is_busy,
-};
+use crate::invariants::check_reservations;
+use crate::world::{Database, Reservation, Scheduler, Session, Totals, describe_error, is_busy};
 use labkit::fault::{self, Exploration, Glyph, Replay, Scope, Sim, Token, Verdict, Violation};
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
+
+mod report;
+#[cfg(test)]
+mod tests;
+
+pub use report::{explore_lost_unit, explore_reconciliation, lost_unit, reconciliation};
 
 /// Units on sale in the reservation scenario: three requests, two units.
 pub const STOCK: i64 = 2;
@@ -36,6 +40,10 @@ struct Requests {
     answers: Vec<Option<Reservation>>,
     retry: Vec<usize>,
     failure: Option<Violation>,
+    /// The crash world: no early arrivals; a process may crash before a statement.
+    crashes: bool,
+    /// Which process crashed, before which statement.
+    crashed: Option<String>,
 }
 
 /// The graded scheduler: before each statement of the running request, another request
@@ -54,7 +62,7 @@ impl Scheduler for Interleaver<'_> {
         let waiting: Vec<usize> = (0..self.requests.names.len())
             .filter(|&i| !self.requests.arrived[i])
             .collect();
-        if waiting.is_empty() {
+        if waiting.is_empty() || self.requests.crashes {
             return;
         }
         let mut options = vec!["continue"];
@@ -76,6 +84,21 @@ impl Scheduler for Interleaver<'_> {
         let glyph = if failed { Glyph::Error } else { Glyph::Normal };
         self.sim.event(who, glyph, || (sql, outcome()));
     }
+
+    fn crashes(&mut self, who: &'static str, sql: &str) -> bool {
+        if !self.requests.crashes || self.requests.crashed.is_some() {
+            return false;
+        }
+        if self.sim.choose("crash", &["go on", "the process crashes"]) == 0 {
+            return false;
+        }
+        let next = sql.split_whitespace().next().unwrap_or("").to_string();
+        let crash = format!("{who}'s process crashed before its {next}");
+        self.sim
+            .event(who, Glyph::Fault, || (crash.clone(), String::new()));
+        self.requests.crashed = Some(crash);
+        true
+    }
 }
 
 /// Runs one attempt of request `i` on its own connection.
@@ -89,7 +112,7 @@ fn attempt(
     requests.arrived[i] = true;
     requests.attempts[i] += 1;
     let who = requests.names[i];
-    let result = {
+    let (result, crashed) = {
         let mut nested = Interleaver {
             yours,
             conns,
@@ -97,11 +120,14 @@ fn attempt(
             requests: &mut *requests,
         };
         let mut session = Session::new(&conns[i], who, &mut nested);
-        (yours.reserve)(&mut session, 1)
+        let result = (yours.reserve)(&mut session, 1);
+        (result, session.crashed())
     };
-    let left_open = !conns[i].is_autocommit();
-    if left_open {
-        let _ = conns[i].execute_batch("ROLLBACK");
+    // What is left open is rolled back (a crashed process's connection closes: SQLite
+    // rolls back its open transaction).
+    let left_open = !conns[i].is_autocommit() && conns[i].execute_batch("ROLLBACK").is_ok();
+    if crashed {
+        return resend_after_crash(sim, requests, i);
     }
     match result {
         Ok(answer) => {
@@ -136,9 +162,29 @@ fn attempt(
     }
 }
 
+/// A crashed request's connection has closed; its client sends the request again.
+fn resend_after_crash(sim: &mut Sim, requests: &mut Requests, i: usize) {
+    sim.event(requests.names[i], Glyph::Recover, || {
+        let truth = "its open transaction rolled back; what it committed stays".into();
+        ("the client sends the request again".into(), truth)
+    });
+    requests.retry.push(i);
+}
+
 // ANCHOR: reservations
 /// The graded reservation scenario: three requests for one unit each, two units on sale.
 pub fn reservations(yours: Protocol, sim: &mut Sim) -> Verdict {
+    reservations_in(yours, sim, false)
+}
+// ANCHOR_END: reservations
+
+/// The crash world: the requests arrive one after another, and the fault core may crash
+/// a request's process before any of its statements; its client sends it again.
+pub fn crashed_reservations(yours: Protocol, sim: &mut Sim) -> Verdict {
+    reservations_in(yours, sim, true)
+}
+
+fn reservations_in(yours: Protocol, sim: &mut Sim, crashes: bool) -> Verdict {
     let db = Database::create(STOCK);
     let conns: Vec<Connection> = REQUESTS.iter().map(|_| db.connect()).collect();
     let mut requests = Requests {
@@ -148,6 +194,8 @@ pub fn reservations(yours: Protocol, sim: &mut Sim) -> Verdict {
         answers: vec![None; REQUESTS.len()],
         retry: Vec::new(),
         failure: None,
+        crashes,
+        crashed: None,
     };
     loop {
         if let Some(i) = requests.arrived.iter().position(|a| !a) {
@@ -158,7 +206,7 @@ pub fn reservations(yours: Protocol, sim: &mut Sim) -> Verdict {
                 return Err(Violation::new(
                     "every request gets an answer",
                     &[format!(
-                        "Let {} fail with SQLITE_BUSY {MAX_ATTEMPTS} times. Then it never answered.",
+                        "Let {} fail (SQLITE_BUSY or a crash) {MAX_ATTEMPTS} times. Then it never answered.",
                         REQUESTS[i]
                     )],
                 ));
@@ -172,96 +220,8 @@ pub fn reservations(yours: Protocol, sim: &mut Sim) -> Verdict {
         }
     }
     drop(conns);
-    check_reservations(&db.connect(), &requests.answers)
+    check_reservations(&db.connect(), &requests.answers, requests.crashed)
 }
-// ANCHOR_END: reservations
-
-/// The reconciliation scenario's scheduler: up to two reservations may arrive between
-/// the report's statements; each runs whole, as one immediate transaction.
-struct Writers<'w> {
-    conns: &'w [Connection],
-    sim: &'w mut Sim,
-    arrived: [bool; 2],
-    blocked: Option<String>,
-}
-
-const WRITERS: [&str; 2] = ["w1", "w2"];
-const WRITER_ARRIVES: [&str; 2] = ["w1 arrives now", "w2 arrives now"];
-
-impl Scheduler for Writers<'_> {
-    fn before(&mut self, who: &'static str, sql: &str) {
-        let waiting: Vec<usize> = (0..2).filter(|&i| !self.arrived[i]).collect();
-        if waiting.is_empty() {
-            return;
-        }
-        let mut options = vec!["continue"];
-        options.extend(waiting.iter().map(|&i| WRITER_ARRIVES[i]));
-        let pick = self.sim.choose("arrival", &options);
-        if pick == 0 {
-            return;
-        }
-        let w = waiting[pick - 1];
-        self.arrived[w] = true;
-        let next = sql.split_whitespace().next().unwrap_or("").to_string();
-        self.sim.event(WRITERS[w], Glyph::Fault, || {
-            (format!("arrives before {who}'s {next}"), String::new())
-        });
-        let result = reserve_one(&self.conns[w], WRITERS[w]);
-        self.sim.event(WRITERS[w], Glyph::Normal, || match &result {
-            Ok(()) => ("reserves 1 unit, commits".into(), String::new()),
-            Err(e) => (
-                format!("BEGIN IMMEDIATE: {}", describe_error(e)),
-                String::new(),
-            ),
-        });
-        if let Err(e) = result {
-            let _ = self.conns[w].execute_batch("ROLLBACK");
-            self.blocked.get_or_insert(describe_error(&e));
-        }
-    }
-
-    fn after(&mut self, who: &'static str, sql: &str, failed: bool, outcome: &dyn Fn() -> String) {
-        let sql = sql.split_whitespace().collect::<Vec<_>>().join(" ");
-        let glyph = if failed { Glyph::Error } else { Glyph::Normal };
-        self.sim.event(who, glyph, || (sql, outcome()));
-    }
-}
-
-/// A correct reservation of one unit, used by the reconciliation scenario's writers.
-fn reserve_one(conn: &Connection, id: &str) -> rusqlite::Result<()> {
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    conn.execute(
-        "INSERT INTO reservations VALUES (?1, ?2, 1)",
-        params![id, ITEM],
-    )?;
-    conn.execute(
-        "UPDATE inventory SET available = available - 1 WHERE item = ?1",
-        [ITEM],
-    )?;
-    conn.execute_batch("COMMIT")
-}
-
-// ANCHOR: reconciliation
-/// The graded reconciliation scenario: the report runs while up to two reservations
-/// commit between its statements.
-pub fn reconciliation(yours: Protocol, sim: &mut Sim) -> Verdict {
-    let db = Database::create(REPORT_STOCK);
-    let report_conn = db.connect();
-    let writer_conns = [db.connect(), db.connect()];
-    let mut writers = Writers {
-        conns: &writer_conns,
-        sim,
-        arrived: [false; 2],
-        blocked: None,
-    };
-    let totals = {
-        let mut session = Session::new(&report_conn, "report", &mut writers);
-        (yours.reconcile)(&mut session)
-    };
-    let totals = totals.map_err(sql_violation)?;
-    check_report(totals, report_conn.is_autocommit(), writers.blocked)
-}
-// ANCHOR_END: reconciliation
 
 /// Every schedule of the reservation scenario with up to `max_faults` early arrivals.
 pub fn explore_reservations(yours: Protocol, max_faults: usize) -> Exploration {
@@ -273,27 +233,28 @@ pub fn explore_reservations(yours: Protocol, max_faults: usize) -> Exploration {
     fault::explore(scope, |sim| reservations(yours, sim))
 }
 
-/// Every schedule of the reconciliation scenario with up to `max_faults` writers
-/// arriving (two is all there are).
-pub fn explore_reconciliation(yours: Protocol, max_faults: usize) -> Exploration {
+/// Every schedule of the crash world with up to `max_faults` crashes.
+pub fn explore_crashes(yours: Protocol, max_faults: usize) -> Exploration {
     let scope = Scope {
         lab: "03",
-        scenario: "reconciliation",
+        scenario: "crashes",
         max_faults,
     };
-    fault::explore(scope, |sim| reconciliation(yours, sim))
+    fault::explore(scope, |sim| crashed_reservations(yours, sim))
 }
 
 fn replay_reservations(yours: Protocol, token: &Token) -> Replay {
     fault::replay(token, |sim| reservations(yours, sim))
 }
 
-fn replay_reconciliation(yours: Protocol, token: &Token) -> Replay {
-    fault::replay(token, |sim| reconciliation(yours, sim))
+fn replay_crashes(yours: Protocol, token: &Token) -> Replay {
+    fault::replay(token, |sim| crashed_reservations(yours, sim))
 }
 
 /// The scenarios `cargo labs replay 03 NAME TOKEN` can replay.
 pub const SCENARIOS: &[(&str, labkit::ReplayFn<Protocol>)] = &[
     ("reservations", replay_reservations),
-    ("reconciliation", replay_reconciliation),
+    ("crashes", replay_crashes),
+    ("reconciliation", report::replay_reconciliation),
+    ("lost-unit", report::replay_lost_unit),
 ];

@@ -122,6 +122,11 @@ pub fn describe_error(error: &rusqlite::Error) -> String {
 pub trait Scheduler {
     fn before(&mut self, who: &'static str, sql: &str);
     fn after(&mut self, who: &'static str, sql: &str, failed: bool, outcome: &dyn Fn() -> String);
+    /// True when the request's process crashes before sending `sql`: the graded crash
+    /// world's choice. Nothing crashes unless a scheduler says so.
+    fn crashes(&mut self, _who: &'static str, _sql: &str) -> bool {
+        false
+    }
 }
 
 /// No interleaving: every statement runs at once.
@@ -139,6 +144,7 @@ pub struct Session<'a> {
     conn: &'a Connection,
     who: &'static str,
     scheduler: &'a mut dyn Scheduler,
+    crashed: bool,
 }
 
 impl<'a> Session<'a> {
@@ -147,6 +153,25 @@ impl<'a> Session<'a> {
             conn,
             who,
             scheduler,
+            crashed: false,
+        }
+    }
+
+    /// True once the request's process has crashed: no statement reaches the database
+    /// after that, and the harness closes the connection (SQLite rolls back whatever
+    /// transaction was open; what was committed stays).
+    pub fn crashed(&self) -> bool {
+        self.crashed
+    }
+
+    /// The crash point before each statement: once crashed, every call fails.
+    fn alive(&mut self, sql: &str) -> rusqlite::Result<()> {
+        if !self.crashed && self.scheduler.crashes(self.who, sql) {
+            self.crashed = true;
+        }
+        match self.crashed {
+            true => Err(rusqlite::Error::InvalidQuery),
+            false => Ok(()),
         }
     }
 
@@ -157,6 +182,7 @@ impl<'a> Session<'a> {
 
     /// Runs a statement that returns no rows: `BEGIN IMMEDIATE`, `INSERT`, `COMMIT`, …
     pub fn execute(&mut self, sql: &str, params: impl Params) -> rusqlite::Result<usize> {
+        self.alive(sql)?;
         self.scheduler.before(self.who, sql);
         let result = self.conn.execute(sql, params);
         self.scheduler
@@ -169,6 +195,7 @@ impl<'a> Session<'a> {
 
     /// Runs a query that returns one integer (the first column of the first row).
     pub fn query_i64(&mut self, sql: &str, params: impl Params) -> rusqlite::Result<i64> {
+        self.alive(sql)?;
         self.scheduler.before(self.who, sql);
         let result = self.conn.query_row(sql, params, |r| r.get(0));
         self.scheduler

@@ -95,7 +95,7 @@ pub fn exact_result(m: &Measurement) -> Verdict {
                 missing.len(),
                 sample.join(", ")
             ),
-            "Contradiction: the ranges must cover every key the design gives an order created in the window.".into(),
+            "Contradiction: the ranges must cover every key the design gives an order created in the window, from its first millisecond (an order created at the start belongs to it) up to its end, which does not.".into(),
         ],
     ))
 }

@@ -65,12 +65,20 @@ pub fn columns(order: &Order) -> Columns {
     row
 }
 
-/// The critical query's window: the middle half of the live period.
+/// The critical query's window, `[start, end)`: the middle half of the live period,
+/// starting at the millisecond of the first live order created a quarter of the way in,
+/// so that orders sit on its start, as they do on any boundary a busy table's query
+/// names.
 pub fn query_window(live: &[Order]) -> (i64, i64) {
     let first = live.first().map_or(0, |o| o.created_at);
     let last = live.last().map_or(0, |o| o.created_at);
     let quarter = (last - first) / 4;
-    (first + quarter, last - quarter)
+    let start = live
+        .iter()
+        .map(|o| o.created_at)
+        .find(|&t| t >= first + quarter)
+        .unwrap_or(first + quarter);
+    (start, last - quarter)
 }
 
 /// What one key design measured.

@@ -50,6 +50,9 @@ pub struct ReplayEnd<'a> {
     pub declared: bool,
     /// The interval's payments that lacked an effect (or had two) when it did.
     pub completed_with_missing: Option<Vec<String>>,
+    /// Whether a billing process pulled what the seek redelivered while no replay run
+    /// was on record.
+    pub pulled_before_the_record: bool,
 }
 
 /// Checks `invariants`, in order, against the end of a replay schedule.
@@ -124,6 +127,23 @@ fn recovery_told(end: &ReplayEnd) -> Verdict {
             false => items.join(", "),
         }
     };
+    if log != expected && end.pulled_before_the_record {
+        return Err(Violation::new(
+            "the replay tells recovery from duplication",
+            &[
+                format!(
+                    "Let the seek redeliver [{}, {}) to the live subscription, and a billing process pull it at once.",
+                    PLAN.from, PLAN.to
+                ),
+                format!(
+                    "Then no replay run was on record when it handled P3…P6, and run {}'s replay_log says: {}.",
+                    end.run,
+                    said(&log)
+                ),
+                "Contradiction: a seek redelivers at once to whoever pulls; the evidence of what a redelivery recovered can be written only for a run already on record. Record the run, its interval, consumer version and expected payments before the seek.".into(),
+            ],
+        ));
+    }
     if log != expected {
         return Err(Violation::new(
             "the replay tells recovery from duplication",

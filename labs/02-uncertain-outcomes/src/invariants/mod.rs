@@ -3,7 +3,7 @@
 
 use crate::world::{Intent, SETTLEMENTS, World};
 use labkit::fault::{Verdict, Violation};
-use sim_spanner::{Receipt, Row};
+use sim_spanner::{Code, Receipt, Row};
 
 mod evidence;
 
@@ -21,13 +21,17 @@ pub enum Invariant {
     /// Whenever a settle process stops, every receipt's intent has a settlement row:
     /// nothing is charged for an intent the database does not hold.
     RecordedBeforeCharged,
+    /// No settle process is refused by the database (ALREADY_EXISTS, NOT_FOUND, …): the
+    /// job leaves an intent whose process a definite refusal stopped to an operator.
+    NeverRefused,
 }
 
-pub const ALL_INVARIANTS: [Invariant; 4] = [
+pub const ALL_INVARIANTS: [Invariant; 5] = [
     Invariant::ChargedAtMostOnce,
     Invariant::ChargedAtLeastOnce,
     Invariant::SettledWithItsReceipt,
     Invariant::RecordedBeforeCharged,
+    Invariant::NeverRefused,
 ];
 
 fn receipt_ids(receipts: &[Receipt]) -> String {
@@ -45,8 +49,8 @@ pub fn check_settlements(world: &World, intents: &[Intent], invariants: &[Invari
                 Invariant::ChargedAtMostOnce => at_most_once(intent, &receipts, &row)?,
                 Invariant::ChargedAtLeastOnce => at_least_once(intent, &receipts)?,
                 Invariant::SettledWithItsReceipt => settled(intent, &receipts, &row)?,
-                // Checked by the scenario each time a process stops.
-                Invariant::RecordedBeforeCharged => {}
+                // Checked by the scenario: when a process stops, when one is refused.
+                Invariant::RecordedBeforeCharged | Invariant::NeverRefused => {}
             }
         }
     }
@@ -163,6 +167,23 @@ pub fn check_recorded_intents(world: &World, intents: &[Intent]) -> Verdict {
             format!("Let {} be the processor's receipt for {id} when a settle process stopped.", orphan.id),
             format!("Then the database held no row for {id}: nothing durable said that {id} may have been charged."),
             "Contradiction: record the intent and its key before any money moves; a process that never comes back must leave the trace of what it started.".into(),
+        ],
+    ))
+}
+
+/// Checked before the settlements: the first intent the job left to an operator, because
+/// its settle process was refused with `code`.
+pub fn check_never_refused(refused: Option<(&str, Code)>) -> Verdict {
+    let Some((id, code)) = refused else {
+        return Ok(());
+    };
+    let code = code.name();
+    Err(Violation::new(
+        "no settle process is refused by the database",
+        &[
+            format!("Let {id}'s settle process stop with {code}, a definite refusal: the job does not retry it, it leaves {id} to an operator."),
+            format!("Then {id} is never settled by the job: its process asked the database for a change that contradicted what the database held."),
+            "Contradiction: after DEADLINE_EXCEEDED the commit may have applied, or may still land before the next one; a transaction that writes as if it had not is refused when it had. Read inside the transaction and write only what is missing, so its answer holds either way.".into(),
         ],
     ))
 }

@@ -38,7 +38,10 @@ pub fn commit_twice(sim: &mut Sim) -> CommitTwice {
         Ok(())
     };
     CommitTwice {
-        fault: sim.fault_list().pop().unwrap_or_else(|| "none".into()),
+        fault: (sim.fault_list().pop()).map_or_else(
+            || "none".into(),
+            |f| super::naive::in_the_services_words(&f),
+        ),
         first,
         applied,
         again,

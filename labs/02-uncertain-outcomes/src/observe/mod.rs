@@ -23,7 +23,7 @@ use labkit::{Observation, Report};
 use sim_spanner::Code;
 
 /// The single faults, as the crash matrix names them.
-pub(crate) const ABORTED: &str = "spanner:commit=rejected (definite)";
+pub(crate) const ABORTED: &str = "spanner:commit=ABORTED";
 pub(crate) const COMMIT_RESPONSE_LOST: &str = "spanner:commit=applied, response lost";
 pub(crate) const COMMIT_NOT_APPLIED: &str = "spanner:commit=not applied";
 pub(crate) const COMMIT_LANDS_LATE: &str = "spanner:commit=applied later";

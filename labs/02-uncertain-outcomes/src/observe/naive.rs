@@ -197,10 +197,25 @@ pub fn explore_naive(variant: Variant, max_faults: usize) -> Explored {
     // The driver runs a schedule again at each deeper fault budget: keep each once.
     let mut seen = std::collections::BTreeSet::new();
     facts.retain(|f| seen.insert(f.path.clone()));
-    let matrix = CrashMatrix::from_exploration(&exploration);
+    for f in &mut facts {
+        f.faults = f.faults.iter().map(|x| in_the_services_words(x)).collect();
+    }
+    let mut matrix = CrashMatrix::from_exploration(&exploration);
+    for row in &mut matrix.rows {
+        row.fault = in_the_services_words(&row.fault);
+    }
     Explored {
         exploration,
         matrix,
         facts,
+    }
+}
+
+/// A fault as the service names it: the fault core calls an injected definite error
+/// `rejected (definite)`; Spanner answers ABORTED.
+pub(crate) fn in_the_services_words(fault: &str) -> String {
+    match fault {
+        "spanner:commit=rejected (definite)" => "spanner:commit=ABORTED".into(),
+        other => other.into(),
     }
 }

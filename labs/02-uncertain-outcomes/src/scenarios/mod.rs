@@ -2,10 +2,12 @@
 //! explorations of their schedules, and the scenarios `cargo labs replay 02` replays.
 
 use crate::invariants::{
-    ALL_EVIDENCE, ALL_INVARIANTS, Evidence, Invariant, check_recorded_intents, check_settlements,
+    ALL_EVIDENCE, ALL_INVARIANTS, Evidence, Invariant, check_never_refused, check_recorded_intents,
+    check_settlements,
 };
 use crate::world::{App, Intent, Stop, World};
 use labkit::fault::{self, Exploration, Glyph, Replay, Scope, Sim, Token, Verdict};
+use sim_spanner::Code;
 
 mod reconciliation;
 
@@ -38,25 +40,51 @@ pub(crate) fn process(
     step: impl FnOnce(&mut App<'_>) -> Result<(), Stop>,
     world: &mut World,
 ) -> bool {
+    process_stop(sim, what, step, world, false).is_none()
+}
+
+/// [`process`], returning why the process stopped (`None`: it finished). With
+/// `refusal_ends_it`, no new process follows a definite refusal.
+fn process_stop(
+    sim: &mut Sim,
+    what: &str,
+    step: impl FnOnce(&mut App<'_>) -> Result<(), Stop>,
+    world: &mut World,
+    refusal_ends_it: bool,
+) -> Option<Stop> {
     let result = {
         let mut app = App::new(sim, world);
         step(&mut app)
     };
-    let finished = result.is_ok();
-    if let Err(stop) = result {
+    if let Err(stop) = &result {
         let glyph = if matches!(stop, Stop::Crash(_)) {
             Glyph::Recover
         } else {
             Glyph::Normal
         };
+        let next = match refusal_ends_it && refusal(stop).is_some() {
+            true => "",
+            false => "; a new process starts from the database",
+        };
         sim.event("app", glyph, || {
-            (
-                format!("{what} stopped ({stop}); a new process starts from the database"),
-                String::new(),
-            )
+            (format!("{what} stopped ({stop}){next}"), String::new())
         });
     }
-    finished
+    result.err()
+}
+
+/// A definite refusal by the database: the request contradicted what it held, and the
+/// same request would be refused again. The job does not retry it.
+fn refusal(stop: &Stop) -> Option<Code> {
+    match stop {
+        Stop::Spanner(
+            code @ (Code::AlreadyExists
+            | Code::NotFound
+            | Code::FailedPrecondition
+            | Code::InvalidArgument),
+        ) => Some(*code),
+        _ => None,
+    }
 }
 
 /// When the settlement job runs again after a run that left an intent unfinished.
@@ -92,20 +120,34 @@ fn wait_for_the_next_run(sim: &mut Sim, world: &mut World, rerun: Rerun) {
 }
 
 /// One run of the settlement job: each unfinished intent settled in a process of its
-/// own. An intent whose process returned `Ok` is finished: the job never asks again.
+/// own. An intent whose process returned `Ok` is finished: the job never asks again. An
+/// intent whose process the database refused definitely goes to an operator (`refused`):
+/// the job does not ask again either.
 fn run_job(
     yours: Protocol,
     sim: &mut Sim,
     world: &mut World,
     unfinished: &mut Vec<Intent>,
+    refused: &mut Option<(&'static str, Code)>,
 ) -> Verdict {
     let mut stopped_with_a_charge = Ok(());
     unfinished.retain(|intent| {
-        let finished = process(sim, "settle", |app| (yours.settle)(app, intent), world);
-        if !finished && stopped_with_a_charge.is_ok() {
+        let settle = |app: &mut App<'_>| (yours.settle)(app, intent);
+        let Some(stop) = process_stop(sim, "settle", settle, world, true) else {
+            return false;
+        };
+        if stopped_with_a_charge.is_ok() {
             stopped_with_a_charge = check_recorded_intents(world, &INTENTS);
         }
-        !finished
+        let Some(code) = refusal(&stop) else {
+            return true;
+        };
+        sim.event("job", Glyph::Error, || {
+            let truth = format!("a definite refusal: {} goes to an operator", intent.id);
+            (format!("{} refused with {}", intent.id, code.name()), truth)
+        });
+        refused.get_or_insert((intent.id, code));
+        false
     });
     stopped_with_a_charge
 }
@@ -124,6 +166,7 @@ pub fn settlement_scenario(
     let mut world = World::default();
     let mut unfinished = INTENTS.to_vec();
     let mut first_stop = Ok(());
+    let mut refused = None;
     for run in 0..5 {
         if unfinished.is_empty() {
             break;
@@ -135,11 +178,14 @@ pub fn settlement_scenario(
             sim.heal();
             world.land_in_flight(sim);
         }
-        let stop = run_job(yours, sim, &mut world, &mut unfinished);
+        let stop = run_job(yours, sim, &mut world, &mut unfinished, &mut refused);
         first_stop = first_stop.and(stop);
     }
     sim.heal();
     world.land_in_flight(sim);
+    if invariants.contains(&Invariant::NeverRefused) {
+        check_never_refused(refused)?;
+    }
     check_settlements(&world, &INTENTS, invariants)?;
     if invariants.contains(&Invariant::RecordedBeforeCharged) {
         return first_stop;

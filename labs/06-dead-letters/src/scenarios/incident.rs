@@ -9,6 +9,7 @@ use crate::world::{BILLING, Billing, Faults, MailProvider, PAYMENTS, PLAN, Peer}
 use labkit::fault::{Crash, Glyph, Sim, Verdict};
 use rusqlite::Connection;
 use sim_pubsub::{Broker, PubsubMessage, ReceivedMessage};
+use std::cell::Cell;
 
 /// One graded replay world: its name (`cargo labs replay 06 NAME TOKEN`) and its faults.
 #[derive(Clone, Copy, Debug)]
@@ -22,6 +23,9 @@ pub struct ReplayWorld {
     pub stale_pulls: bool,
     /// A billing process that stalls past its ack deadlines while another works.
     pub stalls: bool,
+    /// A billing process that pulls what the seek redelivers before the operator's
+    /// process goes on.
+    pub early_pull: bool,
 }
 
 const QUIET: ReplayWorld = ReplayWorld {
@@ -33,6 +37,7 @@ const QUIET: ReplayWorld = ReplayWorld {
     lost_acks: false,
     stale_pulls: false,
     stalls: false,
+    early_pull: false,
 };
 
 /// Every fault at once, but the stall (its own world below): crashes, replies that never
@@ -46,6 +51,7 @@ pub const REPLAY: ReplayWorld = ReplayWorld {
     lost_acks: true,
     stale_pulls: true,
     stalls: false,
+    early_pull: false,
 };
 
 /// Crashes just before and just after a commit.
@@ -83,13 +89,22 @@ pub const REPLAY_STALLS: ReplayWorld = ReplayWorld {
     ..QUIET
 };
 
+/// A billing process of the live subscription that pulls what the seek redelivers
+/// before the operator's process goes on.
+pub const REPLAY_EARLY_PULL: ReplayWorld = ReplayWorld {
+    name: "replay-early-pull",
+    early_pull: true,
+    ..QUIET
+};
+
 /// The replay worlds, for `cargo labs replay`.
-pub const REPLAY_WORLDS: [&ReplayWorld; 5] = [
+pub const REPLAY_WORLDS: [&ReplayWorld; 6] = [
     &REPLAY,
     &REPLAY_CRASHES,
     &REPLAY_LOST_REPLIES,
     &REPLAY_STALE_PULLS,
     &REPLAY_STALLS,
+    &REPLAY_EARLY_PULL,
 ];
 
 /// Rounds before the faults stop, and fault-free rounds after them.
@@ -171,6 +186,33 @@ fn missing_work(systems: &Systems) -> Vec<String> {
         .collect()
 }
 
+/// The operator's process (no replay run yet) starts the replay. In the early-pull world
+/// a billing process may pull what the seek redelivers before it goes on, for the run
+/// then on record. Returns the run, and whether that process found none on record.
+fn operator_starts(
+    yours: Protocol,
+    sim: &mut Sim,
+    systems: &mut Systems,
+    world: &ReplayWorld,
+) -> (i64, bool) {
+    let unrecorded = Cell::new(false);
+    let early_peer = |sim: &mut Sim,
+                      broker: &mut Broker,
+                      ledger: &Connection,
+                      mail: &mut MailProvider,
+                      faults,
+                      run| {
+        unrecorded.set(run == 0);
+        peer(yours, sim, broker, ledger, mail, faults, run)
+    };
+    let mut operator = systems.billing(sim, world.faults, 0, None);
+    if world.early_pull {
+        operator = operator.with_early_pull(&early_peer);
+    }
+    let run = (yours.start_replay)(&mut operator, &PLAN);
+    (run, unrecorded.get())
+}
+
 // ANCHOR: replay_scenario
 /// One graded replay schedule: the operator starts the replay; then, round after round,
 /// a billing process handles a batch, a new payment arrives, and the operator asks
@@ -178,8 +220,7 @@ fn missing_work(systems: &Systems) -> Vec<String> {
 /// complete (or the rounds run out), billing drains the rest; then the invariants.
 pub fn replay_scenario(yours: Protocol, sim: &mut Sim, world: &ReplayWorld) -> Verdict {
     let mut systems = history(sim, world);
-    // The operator's process: no replay run yet.
-    let run = (yours.start_replay)(&mut systems.billing(sim, world.faults, 0, None), &PLAN);
+    let (run, pulled_before_the_record) = operator_starts(yours, sim, &mut systems, world);
     let stalled_peer =
         move |sim: &mut Sim,
               broker: &mut Broker,
@@ -222,6 +263,7 @@ pub fn replay_scenario(yours: Protocol, sim: &mut Sim, world: &ReplayWorld) -> V
         run,
         declared,
         completed_with_missing,
+        pulled_before_the_record,
     };
     check_replay(&end, &ALL_REPLAY_INVARIANTS)
 }

@@ -26,6 +26,9 @@ pub struct Billing<'a> {
     run: i64,
     /// Set while this process may still stall (once): another process to run meanwhile.
     peer: Option<Peer<'a>>,
+    /// Set in the operator's process when a billing process may pull what a seek
+    /// redelivers before the operator goes on (once).
+    early_pull: Option<Peer<'a>>,
 }
 
 impl<'a> Billing<'a> {
@@ -47,7 +50,15 @@ impl<'a> Billing<'a> {
             faults,
             run,
             peer,
+            early_pull: None,
         }
+    }
+
+    /// The operator's process, while billing processes keep pulling from the
+    /// subscription: after a seek, one of them may handle what it redelivers first.
+    pub(crate) fn with_early_pull(mut self, peer: Peer<'a>) -> Self {
+        self.early_pull = Some(peer);
+        self
     }
 
     // ANCHOR: billing_steps
@@ -76,6 +87,7 @@ impl<'a> Billing<'a> {
         self.broker
             .seek(self.sim, BILLING, SeekTarget::Time(time))
             .expect("seek");
+        self.early_pull();
     }
 
     /// Opens a ledger transaction. Dropping it without `commit` rolls it back. The
@@ -152,6 +164,40 @@ impl Billing<'_> {
             true => self.sim.crash_point(point),
             false => Ok(()),
         }
+    }
+
+    /// A billing process of the live subscription pulls what the seek redelivers before
+    /// the operator's process goes on (the fault core's choice, once). It works for the
+    /// replay run on record in `replay_runs` when it starts (0 when there is none).
+    fn early_pull(&mut self) {
+        let Some(peer) = self.early_pull.take() else {
+            return;
+        };
+        if !self.ledger.is_autocommit()
+            || self.sim.choose(
+                "billing:early-pull",
+                &["operator goes on", "billing pulls now"],
+            ) == 0
+        {
+            return;
+        }
+        let run: i64 = self
+            .ledger
+            .query_row(
+                "SELECT COALESCE(MAX(run_id), 0) FROM replay_runs",
+                [],
+                |r| r.get(0),
+            )
+            .expect("read replay_runs");
+        self.sim.event("billing", Glyph::Fault, || {
+            let truth = match run {
+                0 => "no replay run on record yet".to_string(),
+                run => format!("replay run {run} on record"),
+            };
+            ("pulls at once after the seek".into(), truth)
+        });
+        let (broker, ledger, mail) = (&mut *self.broker, self.ledger, &mut *self.mail);
+        peer(self.sim, broker, ledger, mail, self.faults, run);
     }
 
     /// A stall (a long garbage collection, a frozen VM) of this process, at most once and
