@@ -292,17 +292,42 @@ fn run_all<T: Sync, R: Send>(jobs: &[T], run: impl Fn(&T) -> R + Sync) -> Vec<R>
 /// Builds every entry of the catalogues of `labs` (in the workbook at `root`) in one
 /// cargo run, runs each entry's graded suite, and judges it.
 pub fn run(root: &Path, labs: &[Lab], settings: &Settings) -> Result<CatalogueRun> {
-    let ws = root.join("target/mutants");
+    let ws = scratch_workspace(root, "mutants")?;
+    let (entries, problems) = write_entries(&ws, labs);
+    let (runs, build_seconds) = build_and_run(root, &ws, &entries, settings)?;
+    let entries = (entries.iter().zip(runs))
+        .map(|((lab, mutant), (run, seconds))| judged(lab, mutant, run, seconds))
+        .collect();
+    Ok(CatalogueRun {
+        problems,
+        entries,
+        build_seconds,
+    })
+}
+
+/// The scratch workspace `target/<name>` of the workbook at `root`, emptied of packages.
+fn scratch_workspace(root: &Path, name: &str) -> Result<PathBuf> {
+    let ws = root.join("target").join(name);
     let _ = std::fs::remove_dir_all(ws.join("m"));
     let manifest = workspace_manifest(root)?;
     write(&ws.join("Cargo.toml"), &manifest).map_err(Error::input)?;
     let _ = std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock"));
-    let (entries, problems) = write_entries(&ws, labs);
+    Ok(ws)
+}
+
+/// Builds `entries` (written into `ws`) in one cargo run and runs each one's graded
+/// suite: each run with the seconds it took, and the seconds the build took.
+fn build_and_run(
+    root: &Path,
+    ws: &Path,
+    entries: &[(Lab, Mutant)],
+    settings: &Settings,
+) -> Result<(Vec<(LabRun, f64)>, f64)> {
     let packages: Vec<String> = entries.iter().map(|(l, m)| package_name(l, m)).collect();
     let names: Vec<&str> = packages.iter().map(String::as_str).collect();
     let started = Instant::now();
     let env = RunEnv::gate(Some(root.join("target")));
-    let built = build_suites(&ws, &names, &env)?;
+    let built = build_suites(ws, &names, &env)?;
     let build_seconds = started.elapsed().as_secs_f64();
     // Each entry's suite runs in processes of its own: as many entries at once as there
     // are cores, each test of an entry after the other.
@@ -320,14 +345,33 @@ pub fn run(root: &Path, labs: &[Lab], settings: &Settings) -> Result<CatalogueRu
         let run = run_built(&built, root, &suite, &one_at_a_time);
         (run, started.elapsed().as_secs_f64())
     });
-    let entries = (jobs.iter().zip(runs))
-        .map(|(((lab, mutant), _), (run, seconds))| judged(lab, mutant, run, seconds))
+    Ok((runs, build_seconds))
+}
+
+/// Builds wrong solutions that are not in the catalogue (`entries`, each a lab and edits
+/// of its reference solution) in the scratch workspace `target/<scratch>`, the way the
+/// catalogue's entries are built, and runs each one's graded suite: the runs, in order,
+/// and the problems of entries that could not be written.
+pub fn run_entries(
+    root: &Path,
+    scratch: &str,
+    entries: Vec<(Lab, Mutant)>,
+    settings: &Settings,
+) -> Result<(Vec<(Lab, Mutant, LabRun)>, Vec<String>)> {
+    let ws = scratch_workspace(root, scratch)?;
+    let (mut written, mut problems) = (Vec::new(), Vec::new());
+    for (lab, mutant) in entries {
+        let dir = ws.join("m").join(package_name(&lab, &mutant));
+        match write_package(&lab, &mutant, &dir) {
+            Ok(()) => written.push((lab, mutant)),
+            Err(problem) => problems.push(problem),
+        }
+    }
+    let (runs, _) = build_and_run(root, &ws, &written, settings)?;
+    let runs = (written.into_iter().zip(runs))
+        .map(|((lab, mutant), (run, _))| (lab, mutant, run))
         .collect();
-    Ok(CatalogueRun {
-        problems,
-        entries,
-        build_seconds,
-    })
+    Ok((runs, problems))
 }
 
 /// One entry's run, judged.
