@@ -111,18 +111,18 @@ fn functions(source: &str) -> Vec<Function> {
         else {
             unreachable!("found as groups");
         };
-        let returns: Vec<String> = trees[params + 1..body].iter().map(|t| t.to_string()).collect();
+        let returns: TokenStream = trees[params + 1..body].iter().cloned().collect();
         let mut uses = BTreeSet::new();
         identifiers(&body_group.stream(), &mut uses);
         found.push(Function {
             name: name.to_string(),
-            shape: format!(
-                "({}) {}",
-                parameter_types(&param_group.stream()),
-                returns.join(" ")
-            ),
+            shape: format!("({}) {}", parameter_types(&param_group.stream()), returns),
             body: body_group.stream().to_string(),
-            item: trees[i..=body].iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" "),
+            item: trees[i..=body]
+                .iter()
+                .cloned()
+                .collect::<TokenStream>()
+                .to_string(),
             uses,
         });
         i = body + 1;
@@ -145,7 +145,9 @@ fn rust_files(dir: &Path, into: &mut Vec<PathBuf>) {
 fn harness_sources(lab: &Lab) -> Vec<PathBuf> {
     let mut files = Vec::new();
     rust_files(&lab.dir.join("src"), &mut files);
-    let learner: Vec<PathBuf> = (lab.meta.learner_files.iter()).map(|f| lab.dir.join(f)).collect();
+    let learner: Vec<PathBuf> = (lab.meta.learner_files.iter())
+        .map(|f| lab.dir.join(f))
+        .collect();
     files.retain(|f| {
         !learner.contains(f) && !f.ends_with("src/lib.rs") && !f.ends_with("src/main.rs")
     });
@@ -162,7 +164,8 @@ struct Lookalike {
     helpers: Vec<Function>,
 }
 
-fn lookalikes(lab: &Lab, wanted: &Function) -> Vec<Lookalike> {
+/// `known`: the names the learner's file already has (imported or its own).
+fn lookalikes(lab: &Lab, wanted: &Function, known: &BTreeSet<String>) -> Vec<Lookalike> {
     let sources: Vec<(PathBuf, Vec<Function>)> = (harness_sources(lab).into_iter())
         .map(|path| {
             let text = std::fs::read_to_string(&path).unwrap();
@@ -173,16 +176,22 @@ fn lookalikes(lab: &Lab, wanted: &Function) -> Vec<Lookalike> {
     for (path, own) in &sources {
         // Helpers are looked for in the function's own file first, then in the others.
         let all: Vec<&Function> = (own.iter())
-            .chain(sources.iter().filter(|(p, _)| p != path).flat_map(|(_, f)| f))
+            .chain(
+                sources
+                    .iter()
+                    .filter(|(p, _)| p != path)
+                    .flat_map(|(_, f)| f),
+            )
             .collect();
         for function in own.iter().filter(|f| f.shape == wanted.shape) {
             let mut helpers: Vec<Function> = Vec::new();
             let mut pending: Vec<&Function> = vec![function];
             while let Some(f) = pending.pop() {
                 for helper in all.iter().filter(|h| f.uses.contains(&h.name)) {
-                    let known = helper.name == function.name
+                    let had = helper.name == function.name
+                        || known.contains(&helper.name)
                         || helpers.iter().any(|h| h.name == helper.name);
-                    if !known {
+                    if !had {
                         helpers.push((*helper).clone());
                         pending.push(helper);
                     }
@@ -237,10 +246,12 @@ fn pastes(lab: &Lab) -> Vec<Paste> {
     let mut all = Vec::new();
     for file in &lab.meta.learner_files {
         let starter = std::fs::read_to_string(lab.dir.join(file)).unwrap();
+        let mut known = BTreeSet::new();
+        identifiers(&starter.parse().unwrap_or_default(), &mut known);
         let mut combinations: Vec<(String, Vec<String>, Vec<Function>)> =
             vec![(starter.clone(), Vec::new(), Vec::new())];
         for wanted in functions(&starter) {
-            let options = lookalikes(lab, &wanted);
+            let options = lookalikes(lab, &wanted, &known);
             if options.is_empty() {
                 continue;
             }
@@ -342,15 +353,10 @@ fn no_paste_of_the_harness_into_a_learner_file_passes_the_graded_suite() {
             entries.push((lab.clone(), as_entry(&lab, n, paste)));
         }
     }
-    let (runs, problems) = workbook::mutants::gate::run_entries(
-        &repo(),
-        "pastes",
-        entries,
-        &settings,
-    )
-    .unwrap();
+    let (runs, problems) =
+        workbook::mutants::gate::run_entries(&repo(), "pastes", entries, &settings).unwrap();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-    let mut passing = Vec::new();
+    let (mut passing, mut unbuilt) = (Vec::new(), Vec::new());
     for (lab, mutant, run) in &runs {
         let label = format!("lab {} {}", lab.meta.number, mutant.meta.misconception);
         match run {
@@ -361,12 +367,21 @@ fn no_paste_of_the_harness_into_a_learner_file_passes_the_graded_suite() {
                     passing.push(label);
                 }
             }
-            other => println!("{label}: does not build ({})", short(other)),
+            other => {
+                println!("{label}: does not build\n{}", short(other));
+                unbuilt.push(label);
+            }
         }
     }
     for note in &notes {
         println!("{note}");
     }
+    // A paste that does not build proves nothing: a learner would fix its imports.
+    assert!(
+        unbuilt.is_empty(),
+        "these pastes do not build, so the gate cannot judge them\n{}",
+        unbuilt.join("\n")
+    );
     assert!(
         passing.is_empty(),
         "these pastes of harness code into a learner file pass the graded suite: the \
@@ -376,6 +391,8 @@ fn no_paste_of_the_harness_into_a_learner_file_passes_the_graded_suite() {
 }
 
 fn short(run: &LabRun) -> String {
-    let text = format!("{run:?}");
-    text.chars().take(160).collect()
+    match run {
+        LabRun::DidNotCompile(text) => text.chars().take(2000).collect(),
+        other => format!("{other:?}").chars().take(400).collect(),
+    }
 }

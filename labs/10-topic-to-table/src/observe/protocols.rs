@@ -90,7 +90,10 @@ pub(super) fn consume_in_tx(
 pub(super) fn rows_in_the_sink(db: &Ydb, batch: &Batch) -> bool {
     let rows = db.all_rows(SINK);
     let identity = |payload: &str| decode_payload(payload).map(|(w, s, _)| (w, s));
-    (batch.messages.iter()).all(|m| rows.iter().any(|(_, p)| identity(p) == identity(&m.payload)))
+    (batch.messages.iter()).all(|m| {
+        rows.iter()
+            .any(|(_, p)| identity(p) == identity(&m.payload))
+    })
 }
 
 /// Each end in one transaction, unknown commits judged by the sink: what the figures use.

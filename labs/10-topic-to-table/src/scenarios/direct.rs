@@ -197,7 +197,9 @@ pub fn declined_transaction(yours: Protocol, sim: &mut Sim) -> Verdict {
             if (yours.produce)(&mut db, sim, &mut tx, &mut producer).is_err() {
                 db.rollback(sim, "p0", tx);
             } else if operation == 2 {
-                sim.note("p0", || "the application declines the operation: ROLLBACK".into());
+                sim.note("p0", || {
+                    "the application declines the operation: ROLLBACK".into()
+                });
                 db.rollback(sim, "p0", tx);
                 declined_at = Some(clock);
                 break;
@@ -222,8 +224,7 @@ pub fn declined_transaction(yours: Protocol, sim: &mut Sim) -> Verdict {
                  application then decline it: its transaction rolls back and is not retried.",
                 declined_at.unwrap_or_default()
             ),
-            "Then nothing of that operation exists: not its hot-row bump, not its message."
-                .into(),
+            "Then nothing of that operation exists: not its hot-row bump, not its message.".into(),
             format!(
                 "Contradiction: the topic holds {published:?}, written at that time, for an \
                  operation whose transaction never committed; the consumer will put it in the \
