@@ -348,6 +348,9 @@ fn build_and_run(
     Ok((runs, build_seconds))
 }
 
+/// An entry built outside the catalogue, with its graded run.
+pub type EntryOutcome = (Lab, Mutant, LabRun);
+
 /// Builds wrong solutions that are not in the catalogue (`entries`, each a lab and edits
 /// of its reference solution) in the scratch workspace `target/<scratch>`, the way the
 /// catalogue's entries are built, and runs each one's graded suite: the runs, in order,
@@ -357,7 +360,7 @@ pub fn run_entries(
     scratch: &str,
     entries: Vec<(Lab, Mutant)>,
     settings: &Settings,
-) -> Result<(Vec<(Lab, Mutant, LabRun)>, Vec<String>)> {
+) -> Result<(Vec<EntryOutcome>, Vec<String>)> {
     let ws = scratch_workspace(root, scratch)?;
     let (mut written, mut problems) = (Vec::new(), Vec::new());
     for (lab, mutant) in entries {

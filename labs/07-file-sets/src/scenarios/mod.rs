@@ -69,18 +69,28 @@ pub fn run_scenario(yours: Protocol, sim: &mut Sim, scenario: Scenario) -> Verdi
     set_up(yours, &mut world)?;
     world.faults = true;
     let second = dataset(RUN_2).expect("run-2");
-    let publication = |data, label| Box::new(PublicationRuns { yours, data, label });
+    let publication = |data, label, lane| {
+        Box::new(PublicationRuns {
+            yours,
+            data,
+            label,
+            lane,
+        })
+    };
     match scenario {
         Scenario::Publish => world.peers.push(Box::new(ConsumerRuns(yours))),
         Scenario::Analyst => world.peers.push(Box::new(AnalystEdits)),
         Scenario::Race => {
             let third = dataset(RUN_3).expect("run-3");
             let label = "another publisher publishes run-3 now";
-            world.peers.push(publication(third, label));
+            // The other process gets a lane of its own beside the scenario's publisher.
+            world.peers.push(publication(third, label, "publisher 2"));
         }
         Scenario::Consume => {
             let label = "a publication attempt runs now";
-            world.peers.push(publication(second.clone(), label));
+            world
+                .peers
+                .push(publication(second.clone(), label, "publisher"));
             world.peers.push(Box::new(Restatement));
             run_consumer(yours, &mut world);
         }

@@ -2,7 +2,7 @@
 //! publication attempt, the analyst, and the restatement job that shares the bucket.
 
 use super::Protocol;
-use super::actors::{run_consumer, run_publisher};
+use super::actors::{run_consumer, run_publisher_in};
 use crate::world::{
     Actor, DATA, Dataset, FileRef, Gcs, MANIFEST, Manifest, Peer, RELEASES, RUN_2, World, dataset,
 };
@@ -20,11 +20,13 @@ impl Peer for ConsumerRuns {
     }
 }
 
-/// A whole publication attempt of `data` by another publisher process.
+/// A whole publication attempt of `data` by another publisher process, in its own
+/// timeline lane when it runs beside the scenario's publisher.
 pub struct PublicationRuns {
     pub yours: Protocol,
     pub data: Dataset,
     pub label: &'static str,
+    pub lane: &'static str,
 }
 
 impl Peer for PublicationRuns {
@@ -32,7 +34,7 @@ impl Peer for PublicationRuns {
         self.label
     }
     fn run(self: Box<Self>, world: &mut World) {
-        let _ = run_publisher(self.yours, world, &self.data);
+        let _ = run_publisher_in(self.yours, world, &self.data, self.lane);
     }
 }
 
