@@ -539,13 +539,25 @@ fn object_admin_replaces_and_deletes_any_object_and_object_viewer_none() {
     let mut store = store(false);
     store.grant(BUCKET, admin, Role::ObjectAdmin);
     store.grant(BUCKET, viewer, Role::ObjectViewer);
-    store.insert(OWNER, BUCKET, "a.csv", Upload::new("x")).unwrap();
-    store.insert(OWNER, BUCKET, "b.csv", Upload::new("y")).unwrap();
+    store
+        .insert(OWNER, BUCKET, "a.csv", Upload::new("x"))
+        .unwrap();
+    store
+        .insert(OWNER, BUCKET, "b.csv", Upload::new("y"))
+        .unwrap();
     let denied = store.delete(viewer, BUCKET, "a.csv", DeleteRequest::default());
     assert_eq!(denied.unwrap_err().code(), 403);
-    assert!(store.insert(admin, BUCKET, "a.csv", Upload::new("z")).is_ok());
+    assert!(
+        store
+            .insert(admin, BUCKET, "a.csv", Upload::new("z"))
+            .is_ok()
+    );
     assert_eq!(read(&store, "a.csv").unwrap(), b"z");
-    assert!(store.delete(admin, BUCKET, "b.csv", DeleteRequest::default()).is_ok());
+    assert!(
+        store
+            .delete(admin, BUCKET, "b.csv", DeleteRequest::default())
+            .is_ok()
+    );
     assert!(read(&store, "b.csv").is_err());
 }
 

@@ -179,8 +179,7 @@ pub fn check_publication_writers(world: &World) -> Verdict {
     for entry in world.store.audit() {
         let others = [CONSUMER, ANALYST].contains(&entry.principal.as_str());
         let published = [DATA, RELEASES].contains(&entry.bucket.as_str());
-        if others && published && entry.status == 200 && writes.contains(&entry.method.as_str())
-        {
+        if others && published && entry.status == 200 && writes.contains(&entry.method.as_str()) {
             return Err(Violation::new(
                 "only the publisher's identity changes the published files",
                 &[
