@@ -13,6 +13,7 @@ const YOURS: Protocol = topic_to_table::learner!();
 // The graded tests, in the order they are reported (see the `graded` crate).
 graded::suite![
     an_aborted_producer_attempt_keeps_its_sequence_number,
+    a_declined_business_transaction_publishes_nothing,
     a_rolled_back_consumer_attempt_reads_the_same_batch_again,
     an_unknown_commit_outcome_is_settled_by_reading_durable_state,
     every_schedule_of_the_small_scope_with_two_faults_keeps_exactly_once,
@@ -24,6 +25,10 @@ graded::suite![
 
 fn an_aborted_producer_attempt_keeps_its_sequence_number() {
     explore_direct(YOURS, "producer", 2).assert_ok_reaching(2);
+}
+
+fn a_declined_business_transaction_publishes_nothing() {
+    explore_direct(YOURS, "declined", 1).assert_ok_reaching(1);
 }
 
 fn a_rolled_back_consumer_attempt_reads_the_same_batch_again() {

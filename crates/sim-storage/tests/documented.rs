@@ -525,6 +525,42 @@ fn object_creator_creates_but_cannot_view_or_delete_even_its_own_object() {
     assert_eq!(read(&store, "runs/run-3/a.csv").unwrap(), b"x");
 }
 
+// https://cloud.google.com/storage/docs/access-control/iam-roles, the table of predefined
+// roles: Storage Object Admin (roles/storage.objectAdmin) "Grants full control over
+// objects, including listing, creating, viewing, and deleting objects." (as the table is
+// quoted in docs.rs cloud-storage, `StandardIamRole::ObjectAdmin`); Storage Object Viewer
+// (roles/storage.objectViewer) "Grants access to view objects and their metadata,
+// excluding ACLs. Can also list the objects and managed folders in a bucket." So a reader
+// given objectAdmin can replace and delete any object, a reader given objectViewer none.
+#[test]
+fn object_admin_replaces_and_deletes_any_object_and_object_viewer_none() {
+    let admin = "user:admin@example.com";
+    let viewer = "user:viewer@example.com";
+    let mut store = store(false);
+    store.grant(BUCKET, admin, Role::ObjectAdmin);
+    store.grant(BUCKET, viewer, Role::ObjectViewer);
+    store
+        .insert(OWNER, BUCKET, "a.csv", Upload::new("x"))
+        .unwrap();
+    store
+        .insert(OWNER, BUCKET, "b.csv", Upload::new("y"))
+        .unwrap();
+    let denied = store.delete(viewer, BUCKET, "a.csv", DeleteRequest::default());
+    assert_eq!(denied.unwrap_err().code(), 403);
+    assert!(
+        store
+            .insert(admin, BUCKET, "a.csv", Upload::new("z"))
+            .is_ok()
+    );
+    assert_eq!(read(&store, "a.csv").unwrap(), b"z");
+    assert!(
+        store
+            .delete(admin, BUCKET, "b.csv", DeleteRequest::default())
+            .is_ok()
+    );
+    assert!(read(&store, "b.csv").is_err());
+}
+
 // Not a documented behaviour but the simulator's own promise: an in-memory store is new
 // every time, although its SQLite connection may be a pooled one, emptied (the audit
 // trail, the objects, the bindings and the generation clock start again).

@@ -61,6 +61,29 @@ fn transactional_writer_messages_are_visible_only_after_commit() {
     assert_eq!(db.all_rows(HOT), vec![((0, 0), "1".to_string())]);
 }
 
+// ydb-python-sdk, tests/topics/test_topic_transactions.py, `TestTopicTransactionalWriter`:
+// `test_rollback` writes "123" through `tx_writer` and calls `tx.rollback()`, then
+// `with pytest.raises(asyncio.TimeoutError): await wait_for(topic_reader.receive_message(),
+// 0.1)`; `test_no_msg_written_in_error_case` does the same when the callee raises
+// `BaseException("error")`, which `retry_tx_async` does not retry. A plain write is
+// acknowledged on its own (`writer.write_with_ack`): "Messages written through this writer
+// are attached to the transaction and become visible only after the transaction is
+// committed" holds of the transactional writer only. So a transaction the application
+// rolls back stores none of its messages, and a plain write made beside it stays.
+#[test]
+fn a_rolled_back_transaction_stores_none_of_its_messages_and_a_plain_write_stays() {
+    let mut db = db(Chaos::NONE);
+    let mut sim = Sim::fault_free();
+    let mut tx = db.begin();
+    db.write(&mut sim, "w", 0, "plain".into()).unwrap();
+    tx.write(0, "in the transaction".into());
+    db.upsert(&mut tx, HOT, (0, 0), "1".into());
+    db.rollback(&mut sim, "w", tx);
+    let payloads: Vec<String> = db.all_messages().into_iter().map(|m| m.payload).collect();
+    assert_eq!(payloads, vec!["plain".to_string()]);
+    assert_eq!(db.all_rows(HOT), vec![]);
+}
+
 // https://ydb.tech/docs/en/concepts/topic
 // "All messages within a partition have a unique sequence number called an offset. An
 // offset monotonically increases as new messages are written."

@@ -15,6 +15,8 @@
 //! suite checks:
 //!
 //! * each producer's messages carry seq_no 1, 2, 3, … with no gap (lost = 0);
+//! * an operation the application declines after `produce` ran (its transaction rolls
+//!   back and is not retried) leaves no message;
 //! * the validator sees every committed batch, and only committed batches;
 //! * once the faults stop, the consumer has committed every offset of the topic;
 //! * an audit that reads the whole sink back finds every committed message exactly once,

@@ -384,6 +384,40 @@ pub fn run(root: &Path, labs: &[Lab], settings: &Settings) -> Result<CatalogueRu
     })
 }
 
+/// An entry built outside the catalogue, with its graded run.
+pub type EntryOutcome = (Lab, Mutant, LabRun);
+
+/// Builds wrong solutions that are not in the catalogue (`entries`, each a lab and edits
+/// of its reference solution) in the scratch workspace `target/<scratch>`, the way the
+/// catalogue's entries are built, and runs each one's graded suite: the runs, in order,
+/// and the problems of entries whose edits do not apply.
+pub fn run_entries(
+    root: &Path,
+    scratch: &str,
+    entries: Vec<(Lab, Mutant)>,
+    settings: &Settings,
+) -> Result<(Vec<EntryOutcome>, Vec<String>)> {
+    let (mut written, mut packages, mut problems) = (Vec::new(), Vec::new(), Vec::new());
+    for (lab, mutant) in entries {
+        match learner_files(&lab, &mutant) {
+            Ok(files) => {
+                packages.push(Edited {
+                    lab: lab.clone(),
+                    package: package_name(&lab, &mutant),
+                    files,
+                });
+                written.push((lab, mutant));
+            }
+            Err(problem) => problems.push(problem.to_string()),
+        }
+    }
+    let done = build_and_run(root, scratch, &packages, settings)?;
+    let runs = (written.into_iter().zip(done.runs))
+        .map(|((lab, mutant), (run, _))| (lab, mutant, run))
+        .collect();
+    Ok((runs, problems))
+}
+
 /// One entry's run, judged.
 fn judged(lab: &Lab, mutant: &Mutant, run: LabRun, seconds: f64) -> EntryRun {
     let label = format!("lab {} mutant `{}`", lab.meta.number, mutant.name);

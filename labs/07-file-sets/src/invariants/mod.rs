@@ -11,8 +11,8 @@ mod reports;
 pub use reports::{check_abandoned, check_report, check_reports};
 
 use crate::world::{
-    Actor, DATA, MANIFEST, Manifest, PUBLISHER, RELEASES, RESTATEMENTS, World, Write, dataset,
-    run_tag,
+    ANALYST, Actor, CONSUMER, DATA, MANIFEST, Manifest, PUBLISHER, RELEASES, RESTATEMENTS, World,
+    Write, dataset, run_tag,
 };
 use labkit::fault::{Verdict, Violation};
 
@@ -25,6 +25,11 @@ pub fn on_write(world: &mut World, write: Write) {
     // moment (before it, the world is being set up).
     let ever_accepted = world.accepted.iter().any(Option::is_some);
     if ever_accepted && let Err(violation) = check_manifest(world) {
+        world.breach(violation);
+    }
+    if matches!(write.actor, Actor::Consumer | Actor::Analyst)
+        && let Err(violation) = check_publication_writers(world)
+    {
         world.breach(violation);
     }
 }
@@ -165,6 +170,35 @@ pub fn check_manifest_writers(world: &World) -> Verdict {
     Ok(())
 }
 
+/// Nobody whose access the publication's rules set, other than the publisher, changed
+/// any object of the two buckets (the manifest has its own check, above): a consumer or
+/// the analyst who can create, replace or delete a file can block or break a
+/// publication, whatever the publisher does.
+pub fn check_publication_writers(world: &World) -> Verdict {
+    let writes = ["objects.insert", "objects.patch", "objects.delete"];
+    for entry in world.store.audit() {
+        let others = [CONSUMER, ANALYST].contains(&entry.principal.as_str());
+        let published = [DATA, RELEASES].contains(&entry.bucket.as_str());
+        if others && published && entry.status == 200 && writes.contains(&entry.method.as_str()) {
+            return Err(Violation::new(
+                "only the publisher's identity changes the published files",
+                &[
+                    format!(
+                        "Let {} call {} on {}/{}.",
+                        entry.principal, entry.method, entry.bucket, entry.name
+                    ),
+                    "Then the request succeeded (200).".into(),
+                    "Contradiction: nobody but the publisher may change the published data, \
+                     in any way: a file the consumer or the analyst can create, replace or \
+                     delete can block or break a publication. Grant them read-only roles."
+                        .into(),
+                ],
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The publisher deleted only generations it had written itself.
 pub fn check_deletes(world: &World) -> Verdict {
     let audit = world.store.audit();
@@ -211,6 +245,7 @@ pub fn check_all(world: &World) -> Verdict {
         return Err(violation.clone());
     }
     check_manifest_writers(world)?;
+    check_publication_writers(world)?;
     check_deletes(world)?;
     check_reports(world)?;
     check_manifest(world)

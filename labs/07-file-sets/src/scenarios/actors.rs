@@ -32,14 +32,24 @@ pub fn run_consumer(yours: Protocol, world: &mut World) {
 
 /// One publication attempt by a publisher process.
 pub fn run_publisher(yours: Protocol, world: &mut World, data: &Dataset) -> Result<(), Error> {
-    let result = (yours.publish)(&mut world.gcs(Actor::Publisher), data);
+    run_publisher_in(yours, world, data, Actor::Publisher.lane())
+}
+
+/// One publication attempt by a publisher process whose timeline lane is `lane`.
+pub fn run_publisher_in(
+    yours: Protocol,
+    world: &mut World,
+    data: &Dataset,
+    lane: &'static str,
+) -> Result<(), Error> {
+    let result = (yours.publish)(&mut world.gcs_in(Actor::Publisher, lane), data);
     if let Err(e) = &result {
         let glyph = if matches!(e, Error::Crashed(_)) {
             Glyph::Recover
         } else {
             Glyph::Error
         };
-        world.sim.event("publisher", glyph, || {
+        world.sim.event(lane, glyph, || {
             (
                 format!("attempt for {} ends: {e}", data.run),
                 "the bucket keeps what was written".into(),

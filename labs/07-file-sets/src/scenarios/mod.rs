@@ -9,7 +9,9 @@ pub use actors::{run_abandon, run_consumer, run_publisher};
 use crate::invariants::{check_abandoned, check_all, check_manifest, on_write};
 use crate::world::{Dataset, Error, FileRef, Gcs, RUN_1, RUN_2, RUN_3, Report, World, dataset};
 use labkit::fault::{self, Exploration, Replay, Scope, Sim, Token, Verdict, Violation};
-use peers::{AnalystEdits, ConsumerRuns, PublicationRuns, Restatement, leave_notes};
+use peers::{
+    AnalystEdits, ConsumerHousekeeping, ConsumerRuns, PublicationRuns, Restatement, leave_notes,
+};
 use sim_storage::Role;
 
 /// Your bindings and functions from `publication.rs`, as the graded worlds use them
@@ -35,8 +37,9 @@ pub enum Scenario {
     /// (restarting after a crash), and a consumer run may happen before any request.
     Abandon,
     /// The publisher publishes run-2; before any of its requests the analyst may
-    /// "fix" the accepted accounts file by hand and try to replace, create or delete
-    /// the manifest.
+    /// "fix" the accepted accounts file by hand, try to replace, create or delete the
+    /// manifest and stage a hand-fixed file under run-2's name, or the consumer's
+    /// housekeeping job may delete the files of the accepted run.
     Analyst,
     /// The publisher publishes run-2; before any of its requests a second publisher
     /// process may publish run-3, the next night's run, from start to end.
@@ -69,18 +72,31 @@ pub fn run_scenario(yours: Protocol, sim: &mut Sim, scenario: Scenario) -> Verdi
     set_up(yours, &mut world)?;
     world.faults = true;
     let second = dataset(RUN_2).expect("run-2");
-    let publication = |data, label| Box::new(PublicationRuns { yours, data, label });
+    let publication = |data, label, lane| {
+        Box::new(PublicationRuns {
+            yours,
+            data,
+            label,
+            lane,
+        })
+    };
     match scenario {
         Scenario::Publish => world.peers.push(Box::new(ConsumerRuns(yours))),
-        Scenario::Analyst => world.peers.push(Box::new(AnalystEdits)),
+        Scenario::Analyst => {
+            world.peers.push(Box::new(AnalystEdits));
+            world.peers.push(Box::new(ConsumerHousekeeping));
+        }
         Scenario::Race => {
             let third = dataset(RUN_3).expect("run-3");
             let label = "another publisher publishes run-3 now";
-            world.peers.push(publication(third, label));
+            // The other process gets a lane of its own beside the scenario's publisher.
+            world.peers.push(publication(third, label, "publisher 2"));
         }
         Scenario::Consume => {
             let label = "a publication attempt runs now";
-            world.peers.push(publication(second.clone(), label));
+            world
+                .peers
+                .push(publication(second.clone(), label, "publisher"));
             world.peers.push(Box::new(Restatement));
             run_consumer(yours, &mut world);
         }

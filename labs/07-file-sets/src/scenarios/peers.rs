@@ -1,8 +1,9 @@
 //! The actors a switch may run in the middle of another's attempt: a consumer, another
-//! publication attempt, the analyst, and the restatement job that shares the bucket.
+//! publication attempt, the analyst, the consumer's housekeeping job, and the
+//! restatement job that shares the bucket.
 
 use super::Protocol;
-use super::actors::{run_consumer, run_publisher};
+use super::actors::{run_consumer, run_publisher_in};
 use crate::world::{
     Actor, DATA, Dataset, FileRef, Gcs, MANIFEST, Manifest, Peer, RELEASES, RUN_2, World, dataset,
 };
@@ -20,11 +21,13 @@ impl Peer for ConsumerRuns {
     }
 }
 
-/// A whole publication attempt of `data` by another publisher process.
+/// A whole publication attempt of `data` by another publisher process, in its own
+/// timeline lane when it runs beside the scenario's publisher.
 pub struct PublicationRuns {
     pub yours: Protocol,
     pub data: Dataset,
     pub label: &'static str,
+    pub lane: &'static str,
 }
 
 impl Peer for PublicationRuns {
@@ -32,7 +35,7 @@ impl Peer for PublicationRuns {
         self.label
     }
     fn run(self: Box<Self>, world: &mut World) {
-        let _ = run_publisher(self.yours, world, &self.data);
+        let _ = run_publisher_in(self.yours, world, &self.data, self.lane);
     }
 }
 
@@ -74,6 +77,32 @@ fn analyst_edits(gcs: &mut Gcs) {
     let create = Upload::new(forged.to_json()).if_generation_match(0);
     let _ = gcs.insert(RELEASES, MANIFEST, create);
     let _ = gcs.delete(RELEASES, MANIFEST, DeleteRequest::default());
+    // Without reading anything: a hand-fixed accounts file staged for tonight's run,
+    // under the name the chapter gives run-2's accounts.
+    let staged = format!("# run={RUN_2}\naccount,owner\nA1,Ada (fixed by hand)\n");
+    let _ = gcs.insert(DATA, "runs/run-2/accounts.csv", Upload::new(staged));
+}
+
+/// The consumer's housekeeping job, written as if the bucket were a queue: it deletes
+/// the files of the run the manifest accepts once that run has been reported.
+pub struct ConsumerHousekeeping;
+
+impl Peer for ConsumerHousekeeping {
+    fn label(&self) -> &'static str {
+        "the consumer's housekeeping runs now"
+    }
+    fn run(self: Box<Self>, world: &mut World) {
+        let mut gcs = world.gcs(Actor::Consumer);
+        let Ok((_, bytes)) = gcs.get_media(RELEASES, MANIFEST, None) else {
+            return;
+        };
+        let Ok(accepted) = Manifest::parse(&bytes) else {
+            return;
+        };
+        for file in [accepted.accounts, accepted.positions] {
+            let _ = gcs.delete(DATA, &file.name, DeleteRequest::default());
+        }
+    }
 }
 
 /// The restatement job corrects the accepted positions in place: it overwrites the

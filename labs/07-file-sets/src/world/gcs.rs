@@ -11,6 +11,8 @@ use sim_storage::{DeleteRequest, Meta, Preconditions, StorageError, Upload};
 pub struct Gcs<'w, 's> {
     world: &'w mut World<'s>,
     actor: Actor,
+    /// Its process's lane in the timeline: two processes of one actor get two lanes.
+    lane: &'static str,
     /// Every generation this attempt has read or listed: what it knows of the bucket.
     seen: Vec<i64>,
 }
@@ -38,11 +40,13 @@ fn pre_text(p: &Preconditions) -> String {
 }
 
 impl<'w, 's> Gcs<'w, 's> {
-    /// A handle for one attempt of `actor` (a new process knows nothing yet).
-    pub(super) fn new(world: &'w mut World<'s>, actor: Actor) -> Self {
+    /// A handle for one attempt of `actor` (a new process knows nothing yet), logged in
+    /// `lane`.
+    pub(super) fn new(world: &'w mut World<'s>, actor: Actor, lane: &'static str) -> Self {
         Gcs {
             world,
             actor,
+            lane,
             seen: Vec::new(),
         }
     }
@@ -65,7 +69,7 @@ impl<'w, 's> Gcs<'w, 's> {
         }
         let peer = self.world.peers.swap_remove(chosen - 1);
         self.world.peers.clear();
-        let (lane, label) = (self.actor.lane(), options[chosen]);
+        let (lane, label) = (self.lane, options[chosen]);
         self.world.sim.event(lane, Glyph::Fault, || {
             (format!("pauses at {request}"), label.to_string())
         });
@@ -98,7 +102,7 @@ impl<'w, 's> Gcs<'w, 's> {
         if self.world.quiet {
             return;
         }
-        let lane = self.actor.lane();
+        let lane = self.lane;
         self.world
             .sim
             .event(lane, glyph, || (client(), String::new()));

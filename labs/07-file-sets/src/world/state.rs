@@ -123,9 +123,15 @@ impl<'s> World<'s> {
         }
     }
 
-    /// A handle for `actor`: one attempt of one process.
+    /// A handle for `actor`: one attempt of one process, in the actor's lane.
     pub fn gcs(&mut self, actor: Actor) -> Gcs<'_, 's> {
-        Gcs::new(self, actor)
+        Gcs::new(self, actor, actor.lane())
+    }
+
+    /// A handle for one attempt of a process of `actor` that runs beside another of the
+    /// same actor, in a lane of its own.
+    pub fn gcs_in(&mut self, actor: Actor, lane: &'static str) -> Gcs<'_, 's> {
+        Gcs::new(self, actor, lane)
     }
 
     /// Keeps the first broken invariant, and marks the moment in the timeline (the

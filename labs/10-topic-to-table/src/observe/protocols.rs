@@ -50,9 +50,10 @@ pub(super) fn upsert_batch(db: &Ydb, tx: &mut Tx, batch: &Batch) {
 }
 // ANCHOR_END: offset_at_read
 
-// Spoiler: the functions below are the build phase's answer. They are here because the
-// observe checks must run a protocol that is right at both ends; the chapter does not
-// print them. Build first if you want to find the fix yourself.
+// The third run: each end in one transaction. It is right for the observe runs and is not
+// the build phase's answer: it settles an unknown consumer commit by looking for the
+// batch's messages in the sink, which the graded suite's schedules prove wrong (a copy of
+// a message can be in the sink while the batch that holds it was never committed).
 
 /// The producer with the hot row and the message in one transaction.
 pub(super) fn produce_in_tx(
@@ -84,18 +85,23 @@ pub(super) fn consume_in_tx(
     Ok(batch)
 }
 
-/// Whether a commit with an unknown outcome was applied: its offsets moved.
-pub(super) fn offsets_moved(db: &Ydb, batch: &Batch) -> bool {
-    let committed = db.committed_offsets(CONSUMER);
-    (batch.ranges.iter()).all(|r| committed[r.partition as usize] >= r.to)
+/// Whether a commit with an unknown outcome was applied, judged by the sink: every message
+/// of the batch has a row there.
+pub(super) fn rows_in_the_sink(db: &Ydb, batch: &Batch) -> bool {
+    let rows = db.all_rows(SINK);
+    let identity = |payload: &str| decode_payload(payload).map(|(w, s, _)| (w, s));
+    (batch.messages.iter()).all(|m| {
+        rows.iter()
+            .any(|(_, p)| identity(p) == identity(&m.payload))
+    })
 }
 
-/// Both transactions done right: the reference the figures use.
+/// Each end in one transaction, unknown commits judged by the sink: what the figures use.
 pub const ONE_TRANSACTION: Protocol = Protocol {
     produce: produce_in_tx,
     produced: advance_after_commit,
     consume: consume_in_tx,
-    applied: offsets_moved,
+    applied: rows_in_the_sink,
 };
 
 pub(super) const PRODUCER_OUTSIDE: Protocol = Protocol {

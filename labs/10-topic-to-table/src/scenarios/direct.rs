@@ -1,5 +1,5 @@
-//! Three small scenarios, one per decision of the build phase, each explored under every
-//! fate of its commits: a producer whose transaction is retried, a consumer whose
+//! Four small scenarios, each explored under every fate of its commits: a producer whose
+//! transaction is retried, a producer operation the application declines, a consumer whose
 //! transaction is retried, and a consumer commit whose outcome is unknown.
 
 use super::Protocol;
@@ -174,6 +174,66 @@ pub fn unknown_commit(yours: Protocol, sim: &mut Sim) -> Verdict {
     ))
 }
 
+/// Producer p0 runs three business operations, each through the retry loop. The second
+/// is declined by the application after its body ran (a business check fails): the
+/// application raises an error the retry loop does not retry, so its transaction rolls
+/// back and that operation is over. The first and third commit.
+pub fn declined_transaction(yours: Protocol, sim: &mut Sim) -> Verdict {
+    let mut db = database(COMMIT_FATES);
+    let mut producer = Producer {
+        actor: "p0",
+        writer_id: 0,
+        next_seq_no: 1,
+        hot_key: 0,
+        now: 0,
+    };
+    // Each attempt runs at a time of its own, which its message carries as write_ts.
+    let (mut clock, mut declined_at) = (0, None);
+    for operation in 1..=3 {
+        for _attempt in 0..ATTEMPTS {
+            clock += 1;
+            producer.now = clock;
+            let mut tx = db.begin();
+            if (yours.produce)(&mut db, sim, &mut tx, &mut producer).is_err() {
+                db.rollback(sim, "p0", tx);
+            } else if operation == 2 {
+                sim.note("p0", || {
+                    "the application declines the operation: ROLLBACK".into()
+                });
+                db.rollback(sim, "p0", tx);
+                declined_at = Some(clock);
+                break;
+            } else if db.commit(sim, "p0", tx).is_ok() {
+                (yours.produced)(&mut producer);
+                break;
+            }
+        }
+    }
+    let published: Vec<String> = (db.all_messages().iter())
+        .filter(|m| decode_payload(&m.payload).is_some_and(|(_, _, ts)| Some(ts) == declined_at))
+        .map(|m| m.payload.clone())
+        .collect();
+    if published.is_empty() {
+        return Ok(());
+    }
+    Err(Violation::new(
+        "a declined business transaction publishes nothing",
+        &[
+            format!(
+                "Let producer p0's second operation run its body at time {} and the \
+                 application then decline it: its transaction rolls back and is not retried.",
+                declined_at.unwrap_or_default()
+            ),
+            "Then nothing of that operation exists: not its hot-row bump, not its message.".into(),
+            format!(
+                "Contradiction: the topic holds {published:?}, written at that time, for an \
+                 operation whose transaction never committed; the consumer will put it in the \
+                 sink."
+            ),
+        ],
+    ))
+}
+
 /// Every schedule of one of the scenarios above with up to `max_faults` faults.
 pub fn explore_direct(yours: Protocol, scenario: &'static str, max_faults: usize) -> Exploration {
     let scope = Scope {
@@ -184,6 +244,7 @@ pub fn explore_direct(yours: Protocol, scenario: &'static str, max_faults: usize
     match scenario {
         "producer" => fault::explore(scope, |sim| producer_retry(yours, sim)),
         "consumer" => fault::explore(scope, |sim| consumer_retry(yours, sim)),
+        "declined" => fault::explore(scope, |sim| declined_transaction(yours, sim)),
         _ => fault::explore(scope, |sim| unknown_commit(yours, sim)),
     }
 }

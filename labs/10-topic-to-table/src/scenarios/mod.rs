@@ -11,7 +11,9 @@ mod direct;
 mod outcome;
 mod run;
 
-pub use direct::{consumer_retry, explore_direct, producer_retry, unknown_commit};
+pub use direct::{
+    consumer_retry, declined_transaction, explore_direct, producer_retry, unknown_commit,
+};
 pub use outcome::{Outcome, Signals, Window, run_pipeline};
 
 use crate::invariants::check;
@@ -212,6 +214,9 @@ pub const SCENARIOS: &[(&str, labkit::ReplayFn<Protocol>)] = &[
     ("chaos", replay_chaos),
     ("producer", |yours, t| {
         fault::replay(t, |sim| producer_retry(yours, sim))
+    }),
+    ("declined", |yours, t| {
+        fault::replay(t, |sim| declined_transaction(yours, sim))
     }),
     ("consumer", |yours, t| {
         fault::replay(t, |sim| consumer_retry(yours, sim))
