@@ -90,6 +90,13 @@ fn the_edition_speaks_only_of_itself(
         for diagnosis in &lab.key.diagnoses {
             check(&format!("lab {n}'s diagnosis"), &diagnosis.misconception);
         }
+        // The page after the run, as `read` and `book` open it once sealed.
+        let page = workbook::pages::after_the_run_text(dir, lab);
+        assert!(
+            !page.contains(workbook::keys::PAGE_STUB) && page.len() > 1000,
+            "lab {n}'s page after the run is not in the edition: {page:.300}"
+        );
+        check(&format!("lab {n}'s page after the run"), &page);
     }
     let help = labs_in(dir, &["--help"]);
     assert!(help.status.success(), "{}", stderr(&help));
@@ -184,6 +191,36 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
             && !lock.contains("template")
             && !lock.contains("name = \"gates\""),
         "{lock}"
+    );
+
+    // No page after the run can be read as it is: each is a stand-in, the page scrambled
+    // beside the lab's key, and no paragraph of any is anywhere in the edition.
+    for lab in &teacher {
+        let page =
+            std::fs::read_to_string(repo().join(workbook::pages::after_the_run(&lab.meta.chapter)))
+                .unwrap();
+        let paragraphs: Vec<&str> = (page.split("\n\n"))
+            .filter(|p| p.len() > 200 && !p.starts_with(['#', '`', '|', '!', '{', '<']))
+            .collect();
+        assert!(paragraphs.len() >= 3, "lab {}", lab.meta.number);
+        for path in &all {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            for paragraph in &paragraphs {
+                assert!(
+                    !text.contains(paragraph),
+                    "{} holds a paragraph of lab {}'s page after the run: {paragraph:.120}",
+                    path.display(),
+                    lab.meta.number
+                );
+            }
+        }
+    }
+    // A teacher's command refuses, and changes nothing.
+    let bless = labs_in(&dir, &["bless"]);
+    assert!(
+        !bless.status.success() && stderr(&bless).contains("teacher's edition only"),
+        "{}",
+        stderr(&bless)
     );
 
     // `cargo labs` works there, and a starter is graded as a starter.

@@ -11,7 +11,7 @@
 //! a check's claim and the sense of its `yes`, a question's id, travel in `key.txt`.
 
 use crate::error::{Error, Result};
-use crate::meta::{KEY_FILE, Lab};
+use crate::meta::{KEY_FILE, Lab, PAGE_FILE};
 use crate::workbook::Workbook;
 use std::path::{Path, PathBuf};
 
@@ -457,6 +457,21 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
             dir,
             &format!("labs/{slug}/{KEY_FILE}"),
             crate::keys::encode(&lab.meta.id, &lab.key).as_bytes(),
+        )?;
+        // The chapter's page after the run answers the predictions: it travels scrambled,
+        // and the book holds a stand-in until the learner's predictions are sealed.
+        let after = crate::pages::after_the_run(&lab.meta.chapter);
+        let page = std::fs::read_to_string(root.join(&after))
+            .map_err(|e| Error::reading(&root.join(&after), e))?;
+        write(
+            dir,
+            &after,
+            crate::keys::page_stub(&lab.meta.number).as_bytes(),
+        )?;
+        write(
+            dir,
+            &format!("labs/{slug}/{PAGE_FILE}"),
+            crate::keys::encode_page(&lab.meta.id, &page).as_bytes(),
         )?;
         for file in &lab.meta.learner_files {
             let starter = crate::starters::published_starter(root, lab, file)?;

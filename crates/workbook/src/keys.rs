@@ -64,6 +64,46 @@ pub fn decode(lab_id: &str, text: &str) -> Result<LabKey, String> {
     toml::from_str(&plain).map_err(|e| format!("key.txt is damaged: {e}"))
 }
 
+const PAGE_VERSION: &str = "boundary-labs page v1";
+
+/// The line that marks a chapter's page after the run as the student edition's stand-in:
+/// the page itself travels scrambled in the lab's [`PAGE_FILE`](crate::meta::PAGE_FILE).
+pub const PAGE_STUB: &str = "<!-- boundary-labs: this page opens after the run -->";
+
+/// The student edition's stand-in for lab `number`'s page after the run.
+pub fn page_stub(number: &str) -> String {
+    format!(
+        "# After the run\n\n{PAGE_STUB}\n\nThis page opens once your predictions for lab {number} are sealed: `cargo labs predict {number}`, then `cargo labs run {number}`. After that `cargo labs read {number}` shows it in the terminal, and `cargo labs book` builds it into the book.\n"
+    )
+}
+
+/// The scrambled text of a chapter's page after the run, for lab `lab_id`.
+pub fn encode_page(lab_id: &str, page: &str) -> String {
+    let coded = base64_encode(&scramble(&format!("page:{lab_id}"), page.as_bytes()));
+    let mut out = format!(
+        "# The chapter's page after the run, scrambled so that opening this file spoils\n\
+         # nothing. `cargo labs read` and `cargo labs book` show it once your predictions\n\
+         # are sealed.\n{PAGE_VERSION}\n"
+    );
+    for line in coded.as_bytes().chunks(76) {
+        out.push_str(&String::from_utf8_lossy(line));
+        out.push('\n');
+    }
+    out
+}
+
+/// Reads a scrambled page back. Errors say what is wrong with the file.
+pub fn decode_page(lab_id: &str, text: &str) -> Result<String, String> {
+    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
+    if lines.next().map(str::trim) != Some(PAGE_VERSION) {
+        return Err(format!("the page does not start with `{PAGE_VERSION}`"));
+    }
+    let coded: String = lines.map(str::trim).collect();
+    let bytes = base64_decode(&coded).ok_or("the page is damaged (not base64)")?;
+    String::from_utf8(scramble(&format!("page:{lab_id}"), &bytes))
+        .map_err(|_| "the page is damaged, or belongs to another lab".to_string())
+}
+
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Standard base64 (RFC 4648), with padding.

@@ -376,6 +376,8 @@ pub struct Lab {
 
 /// The name of the scrambled key file beside a student edition's `lab.toml`.
 pub const KEY_FILE: &str = "key.txt";
+/// The student edition's scrambled copy of a lab's chapter page after the run.
+pub const PAGE_FILE: &str = "after-the-run.txt";
 
 impl Lab {
     /// `01-outbox`: the folder name, used for the book and the predictions header.

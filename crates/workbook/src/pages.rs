@@ -173,6 +173,34 @@ pub fn expanded_with(path: &Path, starters: &Starters) -> String {
     crate::bookpp::dedent_code_blocks(&expand_includes(&text, base, starters))
 }
 
+/// The page after the run of `lab` as Markdown: the page itself in the teacher's edition;
+/// in the student edition, whose page is a stand-in, the scrambled copy unscrambled.
+pub fn after_the_run_text(root: &Path, lab: &Lab) -> String {
+    let page = root.join(after_the_run(&lab.meta.chapter));
+    let text = std::fs::read_to_string(&page).unwrap_or_default();
+    if !text.contains(crate::keys::PAGE_STUB) {
+        return text;
+    }
+    let coded = lab.dir.join(crate::meta::PAGE_FILE);
+    let decoded = std::fs::read_to_string(&coded)
+        .map_err(|e| e.to_string())
+        .and_then(|coded| crate::keys::decode_page(&lab.meta.id, &coded));
+    decoded.unwrap_or_else(|e| {
+        format!(
+            "{text}\n(The page could not be read: {}: {e}.)\n",
+            coded.display()
+        )
+    })
+}
+
+/// [`after_the_run_text`], its includes expanded as on the chapter's own page.
+pub fn after_the_run_expanded(root: &Path, lab: &Lab, starters: &Starters) -> String {
+    let page = root.join(after_the_run(&lab.meta.chapter));
+    let base = page.parent().unwrap_or(Path::new("."));
+    let text = after_the_run_text(root, lab);
+    crate::bookpp::dedent_code_blocks(&expand_includes(&text, base, starters))
+}
+
 /// The page that follows a chapter once its lab has run (what the run shows, the
 /// promises, the build phase, …): `book/src/01-outbox.md` →
 /// `book/src/01-outbox-after-the-run.md`. The chapter's own page ends with Predict, so

@@ -33,6 +33,7 @@ pub const COMMAND: Command = Command {
 /// only builds here: the CLI is installed without mdBook's server, so the binary then
 /// serves book/build itself (src/serve.rs).
 pub fn book(wb: &Workbook, open: bool) -> Result<PathBuf> {
+    open_sealed_pages(wb)?;
     let mut args = vec!["build"];
     if open {
         args.push("--open");
@@ -55,4 +56,20 @@ pub fn book(wb: &Workbook, open: bool) -> Result<PathBuf> {
             "the mdBook CLI is not installed. Install it once (about a minute and a half, offline afterwards):\n  cargo install mdbook --locked --version ^0.5 --no-default-features --features search",
         )),
     }
+}
+
+/// In the student edition, each chapter's page after the run is a stand-in until the
+/// lab's predictions are sealed: the page of every sealed lab is written in its place, so
+/// the book shows it; the others stay stand-ins, and no link, key or search of the book
+/// reaches what they would say.
+fn open_sealed_pages(wb: &Workbook) -> Result<()> {
+    for lab in &wb.labs.labs {
+        let page = wb.root.join(crate::pages::after_the_run(&lab.meta.chapter));
+        let text = std::fs::read_to_string(&page).unwrap_or_default();
+        if text.contains(crate::keys::PAGE_STUB) && super::read::sealed(wb, lab)? {
+            let opened = crate::pages::after_the_run_text(&wb.root, lab);
+            std::fs::write(&page, opened).map_err(|e| Error::io("cannot write the page", e))?;
+        }
+    }
+    Ok(())
 }

@@ -121,7 +121,8 @@ pub fn diagnosis_text(root: &Path, lab: &Lab, run: &SuiteRun) -> String {
             _ => "or one built on the belief",
         };
         out.push_str(&format!(
-            "\n{label} {lead} \"{belief}\" {why}; the chapter says why it does not hold: {section}\n"
+            "\n{label} {lead} \"{belief}\" {why}; the chapter says why it does not hold: {section} (`cargo labs read {}`)\n",
+            lab.meta.number
         ));
     }
     out

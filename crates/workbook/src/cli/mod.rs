@@ -163,6 +163,14 @@ pub fn dispatch(args: &[String]) -> Result<()> {
         println!("{}", command_help(name).unwrap_or_default());
         return Ok(());
     }
+    // A teacher's command in the student edition could rewrite what the edition depends
+    // on (`bless` would publish the learner's file as the starter). `poll` says itself
+    // what the edition lacks.
+    if command.section == Section::Teacher && !teacher && command.name != "poll" {
+        return Err(Error::input(format!(
+            "`cargo labs {name}` is a teacher's command: it works in the teacher's edition only, not in this student edition. `cargo labs --help` lists yours."
+        )));
+    }
     let wb = Workbook::load(root?)?;
     (command.run)(&wb, Args::new(command.name, rest))
 }

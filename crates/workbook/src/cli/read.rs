@@ -7,7 +7,7 @@
 use super::{Command, Section};
 use crate::error::{Error, Result};
 use crate::meta::Lab;
-use crate::pages::{Starters, chapter_pages, expanded_with};
+use crate::pages::{Starters, after_the_run_expanded, chapter_pages, expanded_with};
 use crate::workbook::{Workbook, read_predictions};
 use std::io::{IsTerminal, Write};
 use std::process::{Command as Process, Stdio};
@@ -22,7 +22,7 @@ pub const COMMAND: Command = Command {
 
 /// Whether the predictions of `lab` are sealed: in predictions.txt, or in the progress
 /// store (a deleted seal line does not reopen the chapter's first page alone).
-fn sealed(wb: &Workbook, lab: &Lab) -> Result<bool> {
+pub fn sealed(wb: &Workbook, lab: &Lab) -> Result<bool> {
     let in_file = read_predictions(lab)?.is_some_and(|p| p.seal.is_some());
     Ok(in_file || wb.progress()?.first_seal(&lab.meta.id).is_some())
 }
@@ -30,12 +30,12 @@ fn sealed(wb: &Workbook, lab: &Lab) -> Result<bool> {
 /// The chapter as Markdown, as far as the learner may read it now.
 pub fn chapter_for(wb: &Workbook, lab: &Lab, sealed: bool) -> String {
     let starters = Starters::of(&wb.root, std::slice::from_ref(lab));
-    let [page, after] = chapter_pages(&wb.root, lab);
+    let [page, _] = chapter_pages(&wb.root, lab);
     let mut text = expanded_with(&page, &starters);
     let n = &lab.meta.number;
     if sealed {
         text.push_str("\n\n");
-        text.push_str(&expanded_with(&after, &starters));
+        text.push_str(&after_the_run_expanded(&wb.root, lab, &starters));
     } else {
         text.push_str(&format!(
             "\n\n---\n\nThe rest of the chapter (what the run shows, what the service promises, the build phase) opens here once your predictions are sealed: `cargo labs predict {n}`, then `cargo labs run {n}`.\n"
