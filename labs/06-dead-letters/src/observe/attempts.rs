@@ -79,7 +79,6 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
     let early: Vec<&Reminded> = (both.iter())
         .filter(|run| run.faults.iter().any(|f| f.ends_with("forward early")))
         .collect();
-    obs.ask("The reminder job as listed also serves reminders-dead (a subscription without a dead-letter policy), the same way. In a schedule where INV-7 is forwarded early, does the job acknowledge it on reminders-dead?", early.iter().any(|run| run.acked_on.contains(&REMINDERS_DEAD)));
     let reminders: BTreeSet<usize> = reminders_by_attempts().iter().map(Vec::len).collect();
     obs.ask(
         "Does the reminder job as listed send a sixth reminder in some explored schedule?",
@@ -91,9 +90,9 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
     };
     let publisher_only = sent(&reminded(5, false, &[REMINDERS]));
     let answer = match publisher_only.as_slice() {
-        [5] => "a",
-        [4, 5] | [5, 6] | [4, 5, 6] => "b",
-        [20] => "c",
+        [20] => "a",
+        [4] => "b",
+        [5] => "c",
         _ => "none of these",
     };
     obs.choose("The service agent holds roles/pubsub.publisher on reminders-dead and nothing else. How many reminders does the reminder job as listed send?",
@@ -101,14 +100,14 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         format!("reminders sent with the publisher role only: {publisher_only:?}"),
     );
     let ten = sent(&reminded(10, true, &[REMINDERS]));
-    let answer = match ten.as_slice() {
-        [5] => "a",
-        [4, 5] => "b",
-        [5, 6] => "d",
-        _ if ten.iter().any(|n| *n >= 9) => "c",
+    let answer = match ten.iter().max() {
+        Some(5) => "a",
+        Some(10) => "b",
+        Some(11) => "c",
+        Some(6) => "d",
         _ => "none of these",
     };
-    obs.choose("The reminders subscription's max_delivery_attempts is raised to 10; the job is as listed. How many reminders does INV-7 get, over the explored schedules?",
+    obs.choose("The reminders subscription's max_delivery_attempts is raised to 10; the job is as listed. What is the largest number of reminders INV-7 gets in one explored schedule?",
         answer,
         format!("reminders sent with a maximum of 10: {ten:?}"),
     );
@@ -118,11 +117,11 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         .collect();
     let answer = match keyed.iter().copied().collect::<Vec<_>>().as_slice() {
         [5] => "a",
-        [6] => "b",
-        [4] => "c",
+        [4] => "b",
+        [6] => "c",
         _ => "none of these",
     };
-    obs.choose("A reminder job keeps a durable count per invoice, sends reminder N under the key INV-7/reminder-N, counts it once the provider confirms it, nacks until five are counted, then acks; it does not serve reminders-dead. Its second send times out, whether or not the e-mail went out. How many reminders reach the customer?",
+    obs.choose("A reminder job pulls reminders as the listed one does, but keeps a durable count per invoice: it sends reminder N under the idempotency key INV-7/reminder-N, counts it once the provider confirms it, nacks until five are counted, then acks. Its second send times out. How many reminders reach the customer?",
         answer,
         format!("reminder e-mails when the second send timed out: {keyed:?}"),
     );
