@@ -74,6 +74,33 @@ pub fn fewest_reminders_figure() -> Sequence {
         .note("mail provider", &format!("{n} reminders sent"))
 }
 
+/// The reminders sent over `runs`, each count once, in order.
+fn sent(runs: &BTreeSet<Reminded>) -> Vec<usize> {
+    let counts: BTreeSet<usize> = runs.iter().map(|run| run.sent).collect();
+    counts.into_iter().collect()
+}
+
+/// The job that keeps a count and sends under keys, its second send timing out: the
+/// reminders that reached the customer, over the schedules.
+fn keyed_reminders(obs: &mut Observation) -> Vec<usize> {
+    let keyed: BTreeSet<usize> = (counter_with_key().into_iter())
+        .filter(|(faults, _)| !faults.is_empty())
+        .map(|(_, sent)| sent)
+        .collect();
+    let keyed: Vec<usize> = keyed.into_iter().collect();
+    let answer = match keyed.as_slice() {
+        [5] => "a",
+        [4] => "b",
+        [6] => "c",
+        _ => "none of these",
+    };
+    obs.choose("A reminder job pulls reminders as the listed one does, but keeps a durable count per invoice: it sends reminder N under the idempotency key INV-7/reminder-N, counts it once the provider confirms it, nacks until five are counted, then acks. Its second send times out. How many reminders reach the customer?",
+        answer,
+        format!("reminder e-mails when the second send timed out: {keyed:?}"),
+    );
+    keyed
+}
+
 pub(super) fn observe(obs: &mut Observation) -> Summary {
     let both = reminded(5, true, &[REMINDERS, REMINDERS_DEAD]);
     let early: Vec<&Reminded> = (both.iter())
@@ -84,10 +111,6 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         "Does the reminder job as listed send a sixth reminder in some explored schedule?",
         reminders.iter().any(|n| *n > 5),
     );
-    let sent = |runs: &BTreeSet<Reminded>| -> Vec<usize> {
-        let counts: BTreeSet<usize> = runs.iter().map(|run| run.sent).collect();
-        counts.into_iter().collect()
-    };
     let publisher_only = sent(&reminded(5, false, &[REMINDERS]));
     let answer = match publisher_only.as_slice() {
         [20] => "a",
@@ -111,23 +134,9 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         answer,
         format!("reminders sent with a maximum of 10: {ten:?}"),
     );
-    let keyed: BTreeSet<usize> = (counter_with_key().into_iter())
-        .filter(|(faults, _)| !faults.is_empty())
-        .map(|(_, sent)| sent)
-        .collect();
-    let answer = match keyed.iter().copied().collect::<Vec<_>>().as_slice() {
-        [5] => "a",
-        [4] => "b",
-        [6] => "c",
-        _ => "none of these",
-    };
-    obs.choose("A reminder job pulls reminders as the listed one does, but keeps a durable count per invoice: it sends reminder N under the idempotency key INV-7/reminder-N, counts it once the provider confirms it, nacks until five are counted, then acks. Its second send times out. How many reminders reach the customer?",
-        answer,
-        format!("reminder e-mails when the second send timed out: {keyed:?}"),
-    );
+    let keyed = keyed_reminders(obs);
     let reminders: Vec<usize> = reminders.into_iter().collect();
     let early: Vec<usize> = early.iter().map(|run| run.sent).collect();
-    let keyed: Vec<usize> = keyed.into_iter().collect();
     vec![
         ("reminders_sent_by_attempt_counting", reminders.into()),
         (
