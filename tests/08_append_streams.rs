@@ -27,13 +27,13 @@ graded::suite![
     every_schedule_replays_identically,
 ];
 
-/// The seed's ledger, fault-free: A = 1000–1002 at offset 0, B = 1003–1004 at offset 3,
+/// The ledger, fault-free: A = 1000–1002 at offset 0, B = 1003–1004 at offset 3,
 /// both on one created stream, checkpoint 1005.
 fn the_seed_ledger_writes_a_at_0_and_b_at_3_then_checkpoints_1005() {
     explore(YOURS, "ledger", 0).assert_ok();
 }
 
-/// The seed's T4: A is appended, its response is lost and the process dies waiting. The
+/// A lost response: A is appended, its response is lost and the process dies waiting. The
 /// restart reuses the stream and offset 0, gets ALREADY_EXISTS, and the journal proves it
 /// is A; B stays at offset 3.
 fn a_lost_response_is_recovered_on_the_same_stream_and_offset() {

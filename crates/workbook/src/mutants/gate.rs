@@ -219,6 +219,9 @@ pub struct EntryRun {
     pub problems: Vec<String>,
     /// The complaint when its recorded signature is not the one its run shows.
     pub stale_signature: Option<String>,
+    /// What its first failing test printed: the timeline and the explanation a learner
+    /// reads (`None` when it failed nothing or did not build).
+    pub first_failure: Option<String>,
     pub seconds: f64,
 }
 
@@ -427,12 +430,15 @@ fn judged(lab: &Lab, mutant: &Mutant, run: LabRun, seconds: f64) -> EntryRun {
         seen: Signature::default(),
         problems: Vec::new(),
         stale_signature: None,
+        first_failure: None,
         seconds,
     };
     match run {
         LabRun::Ran(run) => {
             let (seen, stale) = signature_problem(&label, lab, mutant, &run);
             entry.problems = judge(&label, mutant, &run);
+            let first = run.tests.iter().find(|t| !t.passed());
+            entry.first_failure = first.map(|t| t.output.clone());
             entry.seen = seen;
             entry.stale_signature = stale;
         }

@@ -74,26 +74,48 @@ pub fn fewest_reminders_figure() -> Sequence {
         .note("mail provider", &format!("{n} reminders sent"))
 }
 
+/// The reminders sent over `runs`, each count once, in order.
+fn sent(runs: &BTreeSet<Reminded>) -> Vec<usize> {
+    let counts: BTreeSet<usize> = runs.iter().map(|run| run.sent).collect();
+    counts.into_iter().collect()
+}
+
+/// The job that keeps a count and sends under keys, its second send timing out: the
+/// reminders that reached the customer, over the schedules.
+fn keyed_reminders(obs: &mut Observation) -> Vec<usize> {
+    let keyed: BTreeSet<usize> = (counter_with_key().into_iter())
+        .filter(|(faults, _)| !faults.is_empty())
+        .map(|(_, sent)| sent)
+        .collect();
+    let keyed: Vec<usize> = keyed.into_iter().collect();
+    let answer = match keyed.as_slice() {
+        [5] => "a",
+        [4] => "b",
+        [6] => "c",
+        _ => "none of these",
+    };
+    obs.choose("A reminder job pulls reminders as the listed one does, but keeps a durable count per invoice: it sends reminder N under the idempotency key INV-7/reminder-N, counts it once the provider confirms it, nacks until five are counted, then acks. Its second send times out. How many reminders reach the customer?",
+        answer,
+        format!("reminder e-mails when the second send timed out: {keyed:?}"),
+    );
+    keyed
+}
+
 pub(super) fn observe(obs: &mut Observation) -> Summary {
     let both = reminded(5, true, &[REMINDERS, REMINDERS_DEAD]);
     let early: Vec<&Reminded> = (both.iter())
         .filter(|run| run.faults.iter().any(|f| f.ends_with("forward early")))
         .collect();
-    obs.ask("The reminder job as listed also serves reminders-dead (a subscription without a dead-letter policy), the same way. In a schedule where INV-7 is forwarded early, does the job acknowledge it on reminders-dead?", early.iter().any(|run| run.acked_on.contains(&REMINDERS_DEAD)));
     let reminders: BTreeSet<usize> = reminders_by_attempts().iter().map(Vec::len).collect();
     obs.ask(
         "Does the reminder job as listed send a sixth reminder in some explored schedule?",
         reminders.iter().any(|n| *n > 5),
     );
-    let sent = |runs: &BTreeSet<Reminded>| -> Vec<usize> {
-        let counts: BTreeSet<usize> = runs.iter().map(|run| run.sent).collect();
-        counts.into_iter().collect()
-    };
     let publisher_only = sent(&reminded(5, false, &[REMINDERS]));
     let answer = match publisher_only.as_slice() {
-        [5] => "a",
-        [4, 5] | [5, 6] | [4, 5, 6] => "b",
-        [20] => "c",
+        [20] => "a",
+        [4] => "b",
+        [5] => "c",
         _ => "none of these",
     };
     obs.choose("The service agent holds roles/pubsub.publisher on reminders-dead and nothing else. How many reminders does the reminder job as listed send?",
@@ -101,34 +123,20 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         format!("reminders sent with the publisher role only: {publisher_only:?}"),
     );
     let ten = sent(&reminded(10, true, &[REMINDERS]));
-    let answer = match ten.as_slice() {
-        [5] => "a",
-        [4, 5] => "b",
-        [5, 6] => "d",
-        _ if ten.iter().any(|n| *n >= 9) => "c",
+    let answer = match ten.iter().max() {
+        Some(5) => "a",
+        Some(10) => "b",
+        Some(11) => "c",
+        Some(6) => "d",
         _ => "none of these",
     };
-    obs.choose("The reminders subscription's max_delivery_attempts is raised to 10; the job is as listed. How many reminders does INV-7 get, over the explored schedules?",
+    obs.choose("The reminders subscription's max_delivery_attempts is raised to 10; the job is as listed. What is the largest number of reminders INV-7 gets in one explored schedule?",
         answer,
         format!("reminders sent with a maximum of 10: {ten:?}"),
     );
-    let keyed: BTreeSet<usize> = (counter_with_key().into_iter())
-        .filter(|(faults, _)| !faults.is_empty())
-        .map(|(_, sent)| sent)
-        .collect();
-    let answer = match keyed.iter().copied().collect::<Vec<_>>().as_slice() {
-        [5] => "a",
-        [6] => "b",
-        [4] => "c",
-        _ => "none of these",
-    };
-    obs.choose("A reminder job keeps a durable count per invoice, sends reminder N under the key INV-7/reminder-N, counts it once the provider confirms it, nacks until five are counted, then acks; it does not serve reminders-dead. Its second send times out, whether or not the e-mail went out. How many reminders reach the customer?",
-        answer,
-        format!("reminder e-mails when the second send timed out: {keyed:?}"),
-    );
+    let keyed = keyed_reminders(obs);
     let reminders: Vec<usize> = reminders.into_iter().collect();
     let early: Vec<usize> = early.iter().map(|run| run.sent).collect();
-    let keyed: Vec<usize> = keyed.into_iter().collect();
     vec![
         ("reminders_sent_by_attempt_counting", reminders.into()),
         (

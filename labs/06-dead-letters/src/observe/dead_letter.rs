@@ -117,12 +117,11 @@ fn deliveries(grants: &[Grant]) -> BTreeSet<u32> {
 
 pub(super) fn observe(obs: &mut Observation) -> Summary {
     let operator_only = attempts_before_forwarding(&operator_grants(), 5);
-    obs.ask("The operator holds roles/owner and grants their own account both roles; the service agent holds none. Does poison, as listed, return Some in some explored schedule?", operator_only.iter().any(|o| o.is_some()));
+    obs.ask("The operator, who holds roles/owner on the project, grants roles/pubsub.publisher on orders-dead and roles/pubsub.subscriber on fulfilment to their own account. Does poison, as listed, return Some in some explored schedule?", operator_only.iter().any(|o| o.is_some()));
     let ten: Vec<u32> = attempts_before_forwarding(&agent_grants(), 10)
         .into_iter()
         .flatten()
         .collect();
-    obs.ask("fulfilment's max_delivery_attempts is 10 instead of 5, and the service agent holds both roles. Does poison, as listed, return a number above 10 in some explored schedule?", ten.iter().any(|n| *n > 10));
     let with_agent = attempts_before_forwarding(&agent_grants(), 5);
     let forwarded: Vec<u32> = with_agent.iter().flatten().copied().collect();
     // The publisher role alone, for the chapter's account of the run.

@@ -1,5 +1,5 @@
-//! Two variations of the seek listing: a seek to the present that skips messages a
-//! consumer was still holding, and a seek to a snapshot taken before the first pull.
+//! Variations of the seek listing: a seek to the present that skips messages a consumer
+//! was still holding, and seeks to snapshots taken before the first pull and before P2.
 
 use super::scope;
 use labkit::fault::{self, Sim};
@@ -69,4 +69,42 @@ pub(super) fn seek_to_snapshot() -> usize {
     debits += pull_and_debit(&mut sim, &mut broker, true);
     broker.advance(&mut sim, 60);
     debits + pull_and_debit(&mut sim, &mut broker, true)
+}
+
+/// A snapshot of `billing` right after P1 is published, before P2 and P3 are; the
+/// consumer debits and acks all three; the operator seeks `billing` to the snapshot.
+/// Without a fault: how many times P3 was debited.
+pub(super) fn snapshot_before_p2_and_p3() -> usize {
+    let mut sim = Sim::fault_free();
+    let mut broker = Broker::new();
+    broker.create_topic("payments").expect("topic");
+    let config = SubscriptionConfig::new("billing", "payments");
+    broker.create_subscription(config).expect("subscription");
+    let mut p3_debits = 0;
+    for payment in ["P1 10", "P2 20", "P3 30"] {
+        broker
+            .publish(&mut sim, "payments", PubsubMessage::new(payment))
+            .expect("publish");
+        if payment.starts_with("P1") {
+            broker
+                .create_snapshot("after-p1", "billing")
+                .expect("snapshot");
+        }
+        broker.advance(&mut sim, 10);
+    }
+    let mut pull = |sim: &mut Sim, broker: &mut Broker| {
+        let batch = broker.pull(sim, "billing", 10).expect("pull");
+        for received in &batch {
+            p3_debits += usize::from(received.message.data.starts_with("P3"));
+            let ids = [received.ack_id.clone()];
+            broker.acknowledge(sim, "billing", &ids).expect("ack");
+        }
+    };
+    pull(&mut sim, &mut broker);
+    let snapshot = SeekTarget::Snapshot("after-p1".into());
+    broker.seek(&mut sim, "billing", snapshot).expect("seek");
+    pull(&mut sim, &mut broker);
+    broker.advance(&mut sim, 60);
+    pull(&mut sim, &mut broker);
+    p3_debits
 }

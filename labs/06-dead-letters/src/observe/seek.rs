@@ -1,6 +1,6 @@
 //! Retention and seek: what a seek replays, what it does not undo, how soon it acts.
 
-use super::rewind::{purge_then_pull, seek_to_snapshot};
+use super::rewind::{purge_then_pull, seek_to_snapshot, snapshot_before_p2_and_p3};
 use super::{Summary, scope};
 use labkit::Observation;
 use labkit::fault::{self, Sim};
@@ -128,7 +128,8 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
     let purged = purge_then_pull();
     obs.ask("The consumer of the seek listing debits P1, P2 and P3 and stops before acknowledging them; the operator seeks billing to t = 30 and a new consumer starts pulling. Is some payment debited a second time in some explored schedule?", purged.iter().any(|n| *n > 3));
     let from_snapshot = seek_to_snapshot();
-    obs.ask("billing does not retain acknowledged messages. The operator takes a snapshot of billing before the consumer's first pull, and seeks billing to it where the seek listing seeks to t = 0. Does the consumer debit P1, P2 or P3 again?", from_snapshot > 3);
+    let p3_debits = snapshot_before_p2_and_p3();
+    obs.ask("billing does not retain acknowledged messages. The operator takes a snapshot of billing right after P1 is published, before P2 and P3 are; the consumer debits and acknowledges all three as listed, and the operator seeks billing to the snapshot where the seek listing seeks to t = 0. In the schedule without a fault, is P3 debited a second time?", p3_debits > 1);
     how_many_debits(obs);
     let largest = most(&with).unwrap_or(0);
     vec![
@@ -153,5 +154,9 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
             purged.into_iter().collect::<Vec<_>>().into(),
         ),
         ("debits_after_a_seek_to_a_snapshot", from_snapshot.into()),
+        (
+            "p3_debits_after_a_snapshot_taken_before_it",
+            p3_debits.into(),
+        ),
     ]
 }

@@ -80,15 +80,15 @@ pub fn run() -> Report {
     reads::ranged_reads(&mut obs, &mut facts);
     sets::mixed_runs(&mut obs, &mut facts);
     sets::cached_set(&mut obs, &mut facts);
-    sets::reversed_uploads(&mut obs, &mut facts);
-    cache::public_cache(&mut obs, &mut facts);
+    sets::reversed_uploads(&mut facts);
+    cache::public_cache(&mut facts);
     cache::cache_variations(&mut obs, &mut facts);
     cache::creator_and_listing(&mut obs, &mut facts);
+    cache::second_replacement(&mut facts);
     reads::conditional_reads(&mut obs, &mut facts);
     // Variations asked as multiple-choice questions.
     objects::race_then_batch(&mut obs, &mut facts);
     reads::metageneration_after_replacement(&mut obs, &mut facts);
-    cache::second_replacement(&mut obs, &mut facts);
     cache::origin_and_cache_at_30(&mut obs, &mut facts);
     obs.finish(
         Some(ObjectStore::sqlite_version().to_string()),

@@ -145,9 +145,9 @@ pub fn run() -> Report {
     let mut summary = serde_json::Map::new();
     retries::the_default_stream(&mut obs, &mut summary);
     late::a_batch_in_place_of_a_delayed_one(&mut obs);
-    retries::a_retry_at_the_same_offset(&mut obs);
-    retries::offsets_count_rows(&mut obs);
-    late::a_delayed_request(&mut obs);
+    retries::a_retry_at_the_same_offset(&mut summary);
+    retries::offsets_count_rows(&mut summary);
+    late::a_delayed_request(&mut summary);
     late::a_rebuilt_batch(&mut obs);
     late::skipping_ahead(&mut obs);
     late::a_new_stream_after_a_delay(&mut obs);
@@ -155,9 +155,8 @@ pub fn run() -> Report {
     identity::two_writers_taking_turns(&mut obs);
     identity::a_corrupted_row(&mut obs, &mut summary);
     identity::hunting_for_an_offset(&mut obs, &mut summary);
-    decisions::a_crash_before_the_request_left(&mut obs);
-    decisions::four_restart_choices(&mut obs);
-    decisions::already_exists_without_proof(&mut obs);
-    decisions::proceed_hold_or_reconcile(&mut obs);
+    decisions::four_restart_choices(&mut summary);
+    decisions::already_exists_without_proof(&mut summary);
+    decisions::proceed_hold_or_reconcile(&mut summary);
     obs.finish(None, serde_json::Value::Object(summary))
 }

@@ -9,28 +9,50 @@ use labkit::fault::{Sim, Verdict, Violation};
 const RECORD: &str = "P7:1000-1002";
 
 /// Runs `body` in a new writer process; the journal is where the previous one left it.
-fn in_process<T>(sim: &mut Sim, world: &mut World, body: impl FnOnce(&mut Writer) -> T) -> T {
+/// The process's name (`writer-3`), and what `body` returned.
+fn in_process<T>(
+    sim: &mut Sim,
+    world: &mut World,
+    body: impl FnOnce(&mut Writer) -> T,
+) -> (String, T) {
     let mut writer = Writer::start(sim, world, false);
     let owner = writer.owner().to_string();
     writer.note(|| format!("{owner} starts and opens journal.db"));
-    body(&mut writer)
+    (owner, body(&mut writer))
 }
 
-/// Takes the lease in a new process: its epoch, or the violation that it failed.
-fn new_owner(yours: Protocol, sim: &mut Sim, world: &mut World) -> Result<i64, Violation> {
-    in_process(sim, world, |writer| {
+/// An owner: the process that took the lease, and the epoch it got.
+struct Owner {
+    name: String,
+    epoch: i64,
+}
+
+/// Takes the lease in a new process: the owner, or the violation that it failed.
+fn new_owner(yours: Protocol, sim: &mut Sim, world: &mut World) -> Result<Owner, Violation> {
+    let (name, epoch) = in_process(sim, world, |writer| {
         let owner = writer.owner().to_string();
         let epoch = (yours.acquire_lease)(&mut writer.journal(), &owner);
         writer.note(|| format!("{owner} takes the lease: {epoch:?}"));
-        epoch.map_err(|stop| refused("a new owner take the lease", &stop))
-    })
+        epoch
+    });
+    let what = format!("{name} take the lease");
+    let epoch = epoch.map_err(|stop| refused(&what, &stop))?;
+    Ok(Owner { name, epoch })
+}
+
+/// The premise of a fence violation: who took which epoch.
+fn two_owners(first: &Owner, second: &Owner) -> String {
+    format!(
+        "Let {} take the lease with epoch {}, and {} take the lease with epoch {}.",
+        first.name, first.epoch, second.name, second.epoch
+    )
 }
 
 fn refused(what: &str, stop: &Stop) -> Violation {
     Violation::new(
         "the current owner can write",
         &[
-            format!("Let {what}, with the epoch the lease holds."),
+            format!("Let {what}."),
             format!("Then it was refused: {stop}."),
             "Contradiction: the fence refuses only an epoch older than the lease's.".into(),
         ],
@@ -43,8 +65,9 @@ fn outcome(result: &Result<(), Stop>) -> String {
         .map_or_else(|stop| stop.to_string(), |()| "Ok".into())
 }
 
-/// writer-1 and writer-2 take the lease; writer-1, still at epoch 1, moves A from
-/// PREPARED to SENT; then writer-2 does.
+/// Two owners take the lease, one after the other; a later process, still acting with the
+/// first owner's epoch, moves A from PREPARED to SENT; then one with the second owner's
+/// epoch does.
 pub fn fence_record_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
     let mut world = new_world(yours, Setup::LEDGER);
     world
@@ -59,11 +82,12 @@ pub fn fence_record_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
         .expect("the record");
     let first = new_owner(yours, sim, &mut world)?;
     let second = new_owner(yours, sim, &mut world)?;
-    let stale = in_process(sim, &mut world, |writer| {
-        let moved = (yours.transition)(&mut writer.journal(), first, RECORD, &[PREPARED], SENT, "");
+    let (stale_process, stale) = in_process(sim, &mut world, |writer| {
+        let epoch = first.epoch;
+        let moved = (yours.transition)(&mut writer.journal(), epoch, RECORD, &[PREPARED], SENT, "");
         writer.note(|| {
             format!(
-                "epoch {first}: {RECORD} PREPARED → SENT: {}",
+                "epoch {epoch}: {RECORD} PREPARED → SENT: {}",
                 outcome(&moved)
             )
         });
@@ -74,20 +98,32 @@ pub fn fence_record_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
         return Err(Violation::new(
             "a stale epoch moves no record",
             &[
-                format!("Let writer-1 hold epoch {first}, and writer-2 take the lease with epoch {second}."),
-                format!("Then writer-1's move of {RECORD} from PREPARED to SENT returned {}, and the record is {state}.", outcome(&stale)),
+                two_owners(&first, &second),
+                format!("Then {stale_process}, still acting with {}'s epoch {}, moved {RECORD} from PREPARED to SENT: {}, and the record is {state}.", first.name, first.epoch, outcome(&stale)),
                 "Contradiction: a transition must read the lease in its own transaction and return Stop::Fenced, writing nothing, when the epoch is not its own.".into(),
             ],
         ));
     }
-    in_process(sim, &mut world, |writer| {
-        (yours.transition)(&mut writer.journal(), second, RECORD, &[PREPARED], SENT, "")
-    })
-    .map_err(|stop| refused("writer-2 move the record", &stop))
+    let (process, moved) = in_process(sim, &mut world, |writer| {
+        (yours.transition)(
+            &mut writer.journal(),
+            second.epoch,
+            RECORD,
+            &[PREPARED],
+            SENT,
+            "",
+        )
+    });
+    let what = format!(
+        "{process} move the record with {}'s epoch {}, the epoch the lease holds",
+        second.name, second.epoch
+    );
+    moved.map_err(|stop| refused(&what, &stop))
 }
 
-/// writer-1 advances the checkpoint to 1003; writer-2 takes the lease; writer-1, still at
-/// epoch 1, advances it to 1005; writer-2 advances it to 1005, then to 1003.
+/// The first owner advances the checkpoint to 1003; a second owner takes the lease; a
+/// process still acting with the first owner's epoch advances it to 1005; processes with
+/// the second owner's epoch advance it to 1005, then to 1003.
 pub fn fence_checkpoint_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
     let mut world = new_world(yours, Setup::LEDGER);
     let first = new_owner(yours, sim, &mut world)?;
@@ -98,31 +134,39 @@ pub fn fence_checkpoint_scenario(yours: Protocol, sim: &mut Sim) -> Verdict {
             moved
         }
     };
-    in_process(sim, &mut world, advance(first, 1003))
-        .map_err(|stop| refused("writer-1 advance the checkpoint to 1003", &stop))?;
+    let (process, moved) = in_process(sim, &mut world, advance(first.epoch, 1003));
+    let what = format!(
+        "{process} advance the checkpoint to 1003 with {}'s epoch {}, the epoch the lease holds",
+        first.name, first.epoch
+    );
+    moved.map_err(|stop| refused(&what, &stop))?;
     let second = new_owner(yours, sim, &mut world)?;
-    let stale = in_process(sim, &mut world, advance(first, 1005));
+    let (stale_process, stale) = in_process(sim, &mut world, advance(first.epoch, 1005));
     let after_stale = checkpoint(world.keeper());
     if !matches!(stale, Err(Stop::Fenced { .. })) || after_stale != 1003 {
         return Err(Violation::new(
             "a stale epoch cannot move the checkpoint",
             &[
-                format!("Let writer-1 hold epoch {first}, and writer-2 take the lease with epoch {second}."),
-                format!("Then writer-1's advance to 1005 returned {}, and the checkpoint is {after_stale}.", outcome(&stale)),
+                two_owners(&first, &second),
+                format!("Then {stale_process}, still acting with {}'s epoch {}, advanced the checkpoint to 1005: {}, and the checkpoint is {after_stale}.", first.name, first.epoch, outcome(&stale)),
                 "Contradiction: the checkpoint is fenced like every other write: Stop::Fenced, and nothing written.".into(),
             ],
         ));
     }
-    in_process(sim, &mut world, advance(second, 1005))
-        .map_err(|stop| refused("writer-2 advance the checkpoint to 1005", &stop))?;
-    let back = in_process(sim, &mut world, advance(second, 1003));
+    let (process, moved) = in_process(sim, &mut world, advance(second.epoch, 1005));
+    let what = format!(
+        "{process} advance the checkpoint to 1005 with {}'s epoch {}, the epoch the lease holds",
+        second.name, second.epoch
+    );
+    moved.map_err(|stop| refused(&what, &stop))?;
+    let (back_process, back) = in_process(sim, &mut world, advance(second.epoch, 1003));
     let end = checkpoint(world.keeper());
     if end != 1005 {
         return Err(Violation::new(
             "the checkpoint never moves backwards",
             &[
                 "Let the checkpoint stand at 1005: positions below it are confirmed.".into(),
-                format!("Then writer-2's advance to 1003 returned {} and left it at {end}.", outcome(&back)),
+                format!("Then {back_process}'s advance to 1003 returned {} and left it at {end}.", outcome(&back)),
                 "Contradiction: a restart from 1003 would deliver 1003 and 1004 again; advance the checkpoint only forwards.".into(),
             ],
         ));

@@ -37,7 +37,7 @@ pub const SCHEMA: Setup = Setup {
     bad_row: Some(1004),
     ..Setup::LEDGER
 };
-/// The seed's T4: the first append is applied, its response lost, the process dies.
+/// A lost response: the first append is applied, its response lost, the process dies.
 pub const LOST_RESPONSE: Setup = Setup {
     lose_first_response_and_crash: true,
     ..Setup::LEDGER

@@ -189,7 +189,7 @@ pub fn run() -> Report {
     failures::an_append_lost_before_the_service(&mut obs, &mut summary);
     failures::the_listed_coordinator(&mut obs);
     failures::a_lost_commit_request(&mut obs);
-    failures::lost_append_responses(&mut obs);
+    failures::lost_append_responses(&mut obs, &mut summary);
     limits::the_night_schedule(&mut obs, &mut summary);
     obs.finish(None, serde_json::Value::Object(summary))
 }

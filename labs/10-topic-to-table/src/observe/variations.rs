@@ -1,6 +1,6 @@
 //! Variations the chapter does not walk through, each run here so that the answers to the
 //! questions about them are observed: a sequence number moved inside the body, an unknown
-//! commit taken for a failure, retry settings with `idempotent=False`, a
+//! commit taken for a failure, an unknown commit under either retry setting, a
 //! writer restarted with the SDK's default producer id.
 
 use super::protocols::{ONE_TRANSACTION, consume_in_tx, produce_in_tx, upsert_batch};
@@ -143,10 +143,10 @@ fn holds_first(batch: &Batch) -> bool {
     (batch.messages.iter()).any(|m| decode_payload(&m.payload).is_some_and(|(_, s, _)| s == 1))
 }
 
-/// One producer with one message and one consumer, under `RetrySettings(idempotent=False)`:
-/// the producer's first commit is applied but answers UNAVAILABLE. Returns how many
-/// messages the topic holds at the end of the run.
-pub fn copies_without_idempotent_retries() -> i64 {
+/// One producer with one message and one consumer, under `RetrySettings` with
+/// `idempotent`: the producer's first commit is applied but answers UNAVAILABLE. Returns
+/// how many messages the topic holds at the end of the run.
+pub fn copies_after_an_unavailable_commit(idempotent: bool) -> i64 {
     let config = Config {
         producers: 1,
         messages_per_producer: 1,
@@ -157,7 +157,7 @@ pub fn copies_without_idempotent_retries() -> i64 {
             ..Chaos::NONE
         },
         retry: RetrySettings {
-            idempotent: false,
+            idempotent,
             ..RetrySettings::default()
         },
     };
