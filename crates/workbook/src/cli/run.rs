@@ -125,16 +125,16 @@ pub struct Compared {
 }
 
 /// The title of a check's explanation: what the run showed. A claim that holds is stated
-/// as the finding; one that does not is labelled a myth, so that a learner who believed
-/// it never reads it as the lesson. `observed_yes` is the run's answer to the question
+/// as the finding; one that does not opens with "Not so", as the belief the run refutes,
+/// so that a learner who believed it never reads it as the lesson. `observed_yes` is the run's answer to the question
 /// (the key decides when the run did not report it).
 pub fn check_title(check: &Check, key: &CheckKey, observed_yes: Option<bool>) -> String {
     let holds = observed_yes.map_or(key.holds, |yes| check.holds_for(yes));
-    let claim = capitalised(key.claim.trim().trim_end_matches('.'));
+    let claim = key.claim.trim().trim_end_matches('.');
     if holds {
-        format!("Shown by the run: {claim}.")
+        format!("Shown by the run: {}.", capitalised(claim))
     } else {
-        format!("A myth, which the run refutes: \"{claim}\".")
+        format!("Not so: the run refutes the belief that {claim}.")
     }
 }
 
@@ -446,7 +446,7 @@ mod tests {
                 } else {
                     myths += 1;
                     assert!(
-                        title.starts_with("A myth, which the run refutes: \""),
+                        title.starts_with("Not so: the run refutes the belief that "),
                         "{title}"
                     );
                     assert!(
