@@ -79,6 +79,8 @@ fn scratch_workbook() -> PathBuf {
         copy_tree(&root().join(krate), &scratch.join(krate));
     }
     std::fs::create_dir_all(scratch.join("labs")).unwrap();
+    // A teacher's edition, where `cargo labs new` runs: it has a solutions folder.
+    std::fs::create_dir_all(scratch.join("solutions")).unwrap();
     scratch
 }
 
