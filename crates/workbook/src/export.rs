@@ -460,19 +460,14 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
         )?;
         // The chapter's page after the run answers the predictions: it travels scrambled,
         // and the book holds a stand-in until the learner's predictions are sealed.
+        // (A lab without such a page, as a scratch workbook's, has nothing to hide.)
         let after = crate::pages::after_the_run(&lab.meta.chapter);
-        let page = std::fs::read_to_string(root.join(&after))
-            .map_err(|e| Error::reading(&root.join(&after), e))?;
-        write(
-            dir,
-            &after,
-            crate::keys::page_stub(&lab.meta.number).as_bytes(),
-        )?;
-        write(
-            dir,
-            &format!("labs/{slug}/{PAGE_FILE}"),
-            crate::keys::encode_page(&lab.meta.id, &page).as_bytes(),
-        )?;
+        if let Ok(page) = std::fs::read_to_string(root.join(&after)) {
+            let stub = crate::keys::page_stub(&lab.meta.number);
+            write(dir, &after, stub.as_bytes())?;
+            let coded = crate::keys::encode_page(&lab.meta.id, &page);
+            write(dir, &format!("labs/{slug}/{PAGE_FILE}"), coded.as_bytes())?;
+        }
         for file in &lab.meta.learner_files {
             let starter = crate::starters::published_starter(root, lab, file)?;
             write(dir, &lab.learner_path(file), starter.as_bytes())?;
