@@ -267,20 +267,27 @@ fn entries_of(labs: &[Lab]) -> (Vec<(Lab, Mutant)>, Vec<Edited>, Vec<String>) {
             ));
         }
         for mutant in found {
-            match learner_files(lab, &mutant) {
-                Ok(files) => {
-                    packages.push(Edited {
-                        lab: lab.clone(),
-                        package: package_name(lab, &mutant),
-                        files,
-                    });
+            match edited(lab, &mutant) {
+                Ok(package) => {
+                    packages.push(package);
                     entries.push((lab.clone(), mutant));
                 }
-                Err(problem) => problems.push(problem.to_string()),
+                Err(problem) => problems.push(problem),
             }
         }
     }
     (entries, packages, problems)
+}
+
+/// The package of `mutant`, an entry of `lab`'s catalogue or one built outside it: its
+/// learner files as the edits make them, or which edit no longer applies.
+fn edited(lab: &Lab, mutant: &Mutant) -> std::result::Result<Edited, String> {
+    let files = learner_files(lab, mutant).map_err(|e| e.to_string())?;
+    Ok(Edited {
+        lab: lab.clone(),
+        package: package_name(lab, mutant),
+        files,
+    })
 }
 
 /// Runs each job on as many threads as there are cores, in the catalogue's order.
@@ -402,16 +409,12 @@ pub fn run_entries(
 ) -> Result<(Vec<EntryOutcome>, Vec<String>)> {
     let (mut written, mut packages, mut problems) = (Vec::new(), Vec::new(), Vec::new());
     for (lab, mutant) in entries {
-        match learner_files(&lab, &mutant) {
-            Ok(files) => {
-                packages.push(Edited {
-                    lab: lab.clone(),
-                    package: package_name(&lab, &mutant),
-                    files,
-                });
+        match edited(&lab, &mutant) {
+            Ok(package) => {
+                packages.push(package);
                 written.push((lab, mutant));
             }
-            Err(problem) => problems.push(problem.to_string()),
+            Err(problem) => problems.push(problem),
         }
     }
     let done = build_and_run(root, scratch, &packages, settings)?;
