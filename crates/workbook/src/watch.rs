@@ -116,6 +116,9 @@ pub fn watch(wb: &Workbook, wanted: Option<&Lab>) -> Result<()> {
         sealed_seen: false,
     };
     session.say(|s| s.open_lab_text());
+    // The files as they are before anything is said about them: a save made as soon as
+    // the first verdict shows is a change.
+    session.stamps = stamps(&session.files());
     session.check_when_sealed("first check");
     let result = session.serve(&rx);
     session.stop_check(&rx);
@@ -212,7 +215,6 @@ impl Session<'_> {
     }
 
     fn serve(&mut self, rx: &Receiver<Event>) -> Result<()> {
-        self.stamps = stamps(&self.files());
         loop {
             match rx.recv_timeout(POLL) {
                 Ok(Event::Key(key)) => match key.to_ascii_lowercase() {

@@ -112,6 +112,14 @@ fn seal(root: &Path, n: &str) {
     }
 }
 
+/// Saves `text` to `path` at once, as an editor does (written aside, then renamed): a
+/// plain write truncates first, and a poll between the two steps would see two changes.
+fn save(path: &Path, text: &str) {
+    let aside = path.with_extension("saving");
+    std::fs::write(&aside, text).unwrap();
+    std::fs::rename(&aside, path).unwrap();
+}
+
 struct Watch {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -204,7 +212,7 @@ fn a_save_rechecks_the_lab_and_the_keys_act() {
         waiting.contains("Predict first (`cargo labs predict 01`"),
         "{waiting}"
     );
-    std::fs::write(&relay, std::fs::read_to_string(&relay).unwrap() + "\n").unwrap();
+    save(&relay, &(std::fs::read_to_string(&relay).unwrap() + "\n"));
     assert!(
         watch
             .until("not yet:")
@@ -248,7 +256,7 @@ fn a_save_rechecks_the_lab_and_the_keys_act() {
     // A one-line change in the learner's file: a re-check, green.
     let mut text = std::fs::read_to_string(&relay).unwrap();
     text.push_str("// FIXED\n");
-    std::fs::write(&relay, text).unwrap();
+    save(&relay, &text);
     let second = watch.until("[2] verdict:");
     assert!(
         second.contains("changed: labs/01-outbox/src/relay.rs"),
