@@ -108,11 +108,12 @@ fn nothing_before_predict_states_what_an_explanation_says() {
 
 #[test]
 fn every_item_rests_on_the_text_before_predict_and_gives_no_other_away() {
-    let mut problems = Vec::new();
-    for lab in labs() {
-        problems.extend(support::book_rules::grounds_problems(&repo(), &lab, false));
-    }
-    report(problems);
+    report(
+        labs()
+            .iter()
+            .flat_map(|lab| support::book_rules::grounds_problems(&repo(), lab))
+            .collect(),
+    );
 }
 
 #[test]

@@ -537,7 +537,7 @@ fn the_report_counts_orders_and_diagnoses_the_scripted_class() {
     expected.extend((5..=11).map(|n| format!("q{n:02}")));
     expected.push("q04".into());
     expected.extend(
-        (12..=42)
+        (12..=script.lab01.prediction_count())
             .filter(|&n| n != 26 && n != 27)
             .map(|n| format!("q{n:02}")),
     );

@@ -216,6 +216,7 @@ fn chapter_and_sources_keep_the_rules(dir: &Path, lab: &Lab) {
     let mut problems = book_rules::order_problems(dir, lab);
     problems.extend(book_rules::split_problems(dir, lab));
     problems.extend(book_rules::before_predict_problems(dir, lab));
+    problems.extend(book_rules::grounds_problems(dir, lab));
     problems.extend(book_rules::balance_problem(lab));
     problems.extend(book_rules::figure_problems(dir, lab));
     problems.extend(book_rules::unlinked_chapter_references(&chapter));

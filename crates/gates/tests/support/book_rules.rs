@@ -182,16 +182,19 @@ pub fn before_predict_problems(root: &Path, lab: &Lab) -> Vec<String> {
 
 /// Where an item of `lab` does not rest on the text before Predict (a `basis` quote the
 /// chapter does not hold there), or gives another item away (another item's text states
-/// a fact its answer reveals). With `required`, an item without a basis is a problem too.
-pub fn grounds_problems(root: &Path, lab: &Lab, required: bool) -> Vec<String> {
+/// a fact its answer reveals), and where an item has no basis or names nothing it reveals.
+pub fn grounds_problems(root: &Path, lab: &Lab) -> Vec<String> {
     let mut problems = Vec::new();
     let (before, _) = split_at_predict(&expanded(&root.join(&lab.meta.chapter)));
     let before = normalise(&before);
     let grounds = lab.grounds();
     let n = &lab.meta.number;
     for item in &grounds {
-        if required && item.basis.is_empty() {
+        if item.basis.is_empty() {
             problems.push(format!("lab {n} {}: no `basis`: quote what the chapter says before Predict that the answer follows from", item.id));
+        }
+        if item.reveals.is_empty() {
+            problems.push(format!("lab {n} {}: no `reveals`: name the facts its answer gives away, so that no other item states them", item.id));
         }
         for quote in item.basis {
             if !before.contains(&normalise(quote)) {

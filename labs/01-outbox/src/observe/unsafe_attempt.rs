@@ -1,7 +1,6 @@
 //! Section 1: an external call inside a transaction that aborts, and its retry.
 
 use super::lab::{LabError, OutboxLab, Result, is};
-use super::variants::after_section_1;
 use labkit::Observation;
 
 pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
@@ -33,7 +32,6 @@ pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
     );
     receiver_as_the_call(obs)?;
     attempts_in_the_other_order(obs)?;
-    section_run_twice(obs)?;
     call_after_the_commit(obs)
 }
 
@@ -84,28 +82,6 @@ fn attempts_in_the_other_order(obs: &mut Observation) -> Result<()> {
     Ok(())
 }
 
-/// Section 1, then section 1 again on the same database.
-fn section_run_twice(obs: &mut Observation) -> Result<()> {
-    let mut lab = after_section_1()?;
-    let again = [true, false].map(|abort| lab.unsafe_attempt("U1", 80, abort));
-    let (receipts, rows) = (lab.unsafe_receipts.len(), lab.order_count("U1")?);
-    let answer = match (receipts, rows) {
-        (2, 1) => "a",
-        (3, 1) => "b",
-        (4, 1) => "c",
-        (4, 2) => "d",
-        _ => "?",
-    };
-    obs.choose(
-        "Variation: section 1 runs twice in a row on one database. How many receipts are there after the second run, and how many U1 rows?",
-        answer,
-        format!(
-            "the second run's attempts returned {again:?}; {receipts} receipt(s), {rows} row(s)"
-        ),
-    );
-    Ok(())
-}
-
 /// Section 1 with the order committed first and the receipt after COMMIT; the injected
 /// failure strikes between the two.
 fn call_after_the_commit(obs: &mut Observation) -> Result<()> {
@@ -121,7 +97,7 @@ fn call_after_the_commit(obs: &mut Observation) -> Result<()> {
         _ => "?",
     };
     obs.choose(
-        "Variation: the unsafe attempt commits first and appends its receipt after COMMIT, and its injected failure strikes between the two. Section 1 runs with it. What does the second attempt return, and what is there for U1?",
+        "Variation: in section 1, an attempt that runs its INSERT, then COMMIT, then appends its receipt takes the unsafe attempt's place; its injected failure strikes just before the receipt. What does the second attempt return, and what is there for U1?",
         answer,
         format!("the second attempt returned {second:?}; {receipts} receipt(s), {rows} row(s)"),
     );

@@ -29,15 +29,6 @@ pub fn after_section_2() -> Result<OutboxLab> {
     Ok(lab)
 }
 
-/// Section 4 on `lab`: S2 enqueued and relayed, the direct call, the missing intent.
-pub fn section_4(lab: &mut OutboxLab) -> Result<()> {
-    lab.enqueue("S2", 120, false)?;
-    let _ = lab.relay("S2", false);
-    let _ = lab.receiver.receive("S1", 999);
-    let _ = lab.relay("missing", false);
-    Ok(())
-}
-
 impl OutboxLab {
     /// The unsafe attempt, with the fictional receiver as its external call.
     pub fn unsafe_attempt_calling_the_receiver(
@@ -133,15 +124,6 @@ impl OutboxLab {
             return Err(LabError::Timeout);
         }
         Ok(answer)
-    }
-
-    /// The ids of the intents not yet marked sent, in id order.
-    pub fn unsent_ids(&self) -> Result<Vec<String>> {
-        let mut query = self
-            .db
-            .prepare("SELECT id FROM outbox WHERE sent = 0 ORDER BY id")?;
-        let ids = query.query_map([], |r| r.get(0))?;
-        Ok(ids.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The second half of a relay that marks first and read `amount` earlier: the

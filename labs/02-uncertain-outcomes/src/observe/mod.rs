@@ -102,6 +102,32 @@ pub(crate) fn code_name(result: &Result<(), Code>) -> &'static str {
     }
 }
 
+/// What the processor did with keys on its own, one line per experiment.
+fn key_lines(keys: &keys::Keys) -> Vec<String> {
+    let shared = match &keys.shared_key {
+        Ok(reference) => format!("a receipt for {reference}"),
+        Err(e) => e.to_string(),
+    };
+    vec![
+        format!(
+            "a lost response, resent at once under the same key: {} receipt(s)",
+            keys.receipts_after_a_resend_at_once
+        ),
+        format!(
+            "the same, resent 25 hours later: {} receipt(s)",
+            keys.receipts_after_a_resend_a_day_later
+        ),
+        format!(
+            "charged again under a new key: {} receipt(s)",
+            keys.receipts_after_a_new_key
+        ),
+        format!(
+            "S2 (80) under the key S1 (120) used first: {shared}, {} receipt(s) in all",
+            keys.receipts_after_shared_key
+        ),
+    ]
+}
+
 fn summary(runs: &Runs) -> serde_json::Value {
     let lines =
         |m: &CrashMatrix| -> Vec<String> { m.render().lines().map(str::to_string).collect() };
@@ -128,6 +154,7 @@ fn summary(runs: &Runs) -> serde_json::Value {
         "crash_matrix_with_a_key_next_process_a_day_later": lines(&runs.keyed_next_day.matrix),
         "deadline_exceeded_seen": runs.seen.len(),
         "commit_twice": commit_twice_lines,
+        "key_experiments": key_lines(&runs.keys),
         "scope": "Simulated Spanner read-write transactions (runner with ABORTED retries, \
                   DEADLINE_EXCEEDED with a hidden truth) and a simulated payment processor \
                   (idempotency keys kept for a day); one intent, one client.",

@@ -30,7 +30,8 @@ mod variations;
 use decisions::Decisions;
 use labkit::{Observation, Report};
 use report::Reports;
-use spanner::{Spanner, shown};
+use sim_spanner::IsolationLevel;
+use spanner::{Spanner, last_unit_twice, shown};
 use variations::Variations;
 
 /// Everything the observe phase measured.
@@ -80,17 +81,19 @@ fn report_asks(obs: &mut Observation, r: &Reports) {
 }
 
 fn spanner_asks(obs: &mut Observation, s: &Spanner) {
-    obs.ask("At the point of `stale_later` in the Spanner listing, would a single read with 25 s of exact staleness show B2?", s.exact_25s_at_stale_later == Ok(true));
-    obs.ask("At the point of `stale_later`, a single read whose staleness bound is the listing's `stale` seconds is served by the replica furthest behind. Does it show B2?", s.bounded_at_stale_later_behind == Ok(true));
+    obs.ask("At the point of `stale_20s_on` in the Spanner listing, would a single read with 25 s of exact staleness show B2?", s.exact_25s_at_20s == Ok(true));
+    obs.ask("At the point of `stale_20s_on`, a single read whose staleness bound is the listing's `stale` seconds is served by the replica furthest behind. Does it show B2?", s.bounded_at_20s_behind == Ok(true));
     obs.ask("Right after B2's commit, a single read asks for a timestamp no older than the listing's `snapshot.read_timestamp()`, and the replica furthest behind serves it. Does it show B2?", s.min_snapshot_timestamp_behind == Ok(true));
-    obs.ask("At the point of `hour_old`, a read-only transaction with 30 minutes of exact staleness opens and reads B2. Does it show B2?", s.half_hour_stale_at_hour_old == Ok(true));
+    obs.ask("At the point of `at_commit_61min_on`, a read-only transaction with 30 minutes of exact staleness opens and reads B2. Does it show B2?", s.half_hour_stale_61min_on == Ok(true));
+    let repeatable = last_unit_twice(IsolationLevel::RepeatableRead);
+    obs.ask("Variation: on Spanner, with a stock of one, A and B each run a read-write transaction at REPEATABLE_READ that counts the item's reservations and inserts its own row if there is none; A reads, B reads, A commits, B commits. Does B's row end up in the table beside A's?", repeatable.len() == 2);
 }
 
 /// The summary `cargo labs run 03` prints under "Measured", and the raw values.
 fn summary(o: &Observed) -> serde_json::Value {
     let (d, r, s) = (&o.decisions, &o.reports, &o.spanner);
     let code = |c: Option<i32>| c.map_or("ok".to_string(), |c| c.to_string());
-    let table = vec![
+    let mut table = vec![
         format!(
             "rows after two separate checks of 1 unit: {}",
             d.rows_after_separate_checks
@@ -120,18 +123,12 @@ fn summary(o: &Observed) -> serde_json::Value {
             r.snapshot_total()
         ),
         format!(
-            "Spanner, 15 s stale read right after:     {}",
-            shown(&s.stale_right_after)
-        ),
-        format!(
-            "Spanner, the same read 20 s later:        {}",
-            shown(&s.stale_later)
-        ),
-        format!(
-            "Spanner, read at the commit 61 min later: {}",
-            shown(&s.hour_old)
+            "report's audit INSERT, then B2:           {}, {}",
+            code(r.early_audit.0),
+            code(r.early_audit.1)
         ),
     ];
+    table.extend(spanner_table(s));
     serde_json::json!({
         "journal_mode": "wal",
         "busy_timeout_ms": 0,
@@ -142,4 +139,30 @@ fn summary(o: &Observed) -> serde_json::Value {
         "spanner_read_10_s_ahead": shown(&s.future),
         "spanner_seconds_the_future_read_took": s.future_waited,
     })
+}
+
+/// The Spanner lines of the summary's table.
+fn spanner_table(s: &Spanner) -> Vec<String> {
+    vec![
+        format!(
+            "Spanner, 15 s stale read right after:     {}",
+            shown(&s.stale_right_after)
+        ),
+        format!(
+            "Spanner, the same read 20 s later:        {}",
+            shown(&s.stale_20s_on)
+        ),
+        format!(
+            "Spanner, read at the commit 61 min later: {}",
+            shown(&s.at_commit_61min_on)
+        ),
+        format!(
+            "Spanner, last unit, rows at the default:  [{}]",
+            last_unit_twice(IsolationLevel::Serializable).join(", ")
+        ),
+        format!(
+            "Spanner, last unit, at REPEATABLE_READ:   [{}]",
+            last_unit_twice(IsolationLevel::RepeatableRead).join(", ")
+        ),
+    ]
 }

@@ -17,25 +17,25 @@ pub struct Spanner {
     pub strong_right_after: Read,
     pub stale_right_after: Read,
     pub snapshot_opened_before: Read,
-    pub stale_later: Read,
-    pub hour_old: Read,
+    pub stale_20s_on: Read,
+    pub at_commit_61min_on: Read,
     pub future: Read,
     /// Seconds on the clock the future read took.
     pub future_waited: u64,
-    /// At the point of `stale_later`, a read with 25 s of exact staleness.
-    pub exact_25s_at_stale_later: Read,
-    /// At the point of `stale_later`, a read with a staleness bound of the listing's
+    /// At the point of `stale_20s_on`, a read with 25 s of exact staleness.
+    pub exact_25s_at_20s: Read,
+    /// At the point of `stale_20s_on`, a read with a staleness bound of the listing's
     /// `stale` seconds, on the replica furthest behind.
-    pub bounded_at_stale_later_behind: Read,
+    pub bounded_at_20s_behind: Read,
     /// Right after the commit, a read no older than the listing's `snapshot`'s read
     /// timestamp, on the replica furthest behind.
     pub min_snapshot_timestamp_behind: Read,
-    /// At the point of `hour_old`, a read-only transaction with 30 minutes of exact
+    /// At the point of `at_commit_61min_on`, a read-only transaction with 30 minutes of exact
     /// staleness reads B2.
-    pub half_hour_stale_at_hour_old: Read,
+    pub half_hour_stale_61min_on: Read,
     /// A read-only transaction with the listing's `stale` bound, opened at the point of
-    /// `stale_later`: its read then and its read at the point of `hour_old`.
-    pub stale_snapshot_until_hour_old: (Read, Read),
+    /// `stale_20s_on`: its read then and its read at the point of `at_commit_61min_on`.
+    pub stale_snapshot_until_61min_on: (Read, Read),
 }
 
 const RESERVATIONS: &str = "reservations";
@@ -72,10 +72,10 @@ pub fn spanner() -> Spanner {
     let stale_right_after = shows(&db, &mut sim, stale, "B2");
     let in_snapshot = snapshot.read(&db, &mut sim, RESERVATIONS, "B2");
     sim.advance(20);
-    let stale_later = shows(&db, &mut sim, stale, "B2");
+    let stale_20s_on = shows(&db, &mut sim, stale, "B2");
     sim.advance(61 * 60 - 20);
-    let hour_old = TimestampBound::ReadTimestamp(b2_committed_at);
-    let hour_old = shows(&db, &mut sim, hour_old, "B2");
+    let at_commit_61min_on = TimestampBound::ReadTimestamp(b2_committed_at);
+    let at_commit_61min_on = shows(&db, &mut sim, at_commit_61min_on, "B2");
     let before = sim.now();
     let ahead = TimestampBound::ReadTimestamp(before + 10);
     let future = shows(&db, &mut sim, ahead, "B2");
@@ -85,15 +85,15 @@ pub fn spanner() -> Spanner {
         strong_right_after,
         stale_right_after,
         snapshot_opened_before: in_snapshot.map(|row| row.is_some()).map_err(|e| e.code),
-        stale_later,
-        hour_old,
+        stale_20s_on,
+        at_commit_61min_on,
         future,
         future_waited: sim.now() - before,
-        exact_25s_at_stale_later: exact_stale(20, 25),
-        bounded_at_stale_later_behind: bounded_at_stale_later_behind(),
+        exact_25s_at_20s: exact_stale(20, 25),
+        bounded_at_20s_behind: bounded_at_20s_behind(),
         min_snapshot_timestamp_behind: min_snapshot_timestamp_behind(),
-        half_hour_stale_at_hour_old: half_hour_stale_at_hour_old(),
-        stale_snapshot_until_hour_old: stale_snapshot_until_hour_old(),
+        half_hour_stale_61min_on: half_hour_stale_61min_on(),
+        stale_snapshot_until_61min_on: stale_snapshot_until_61min_on(),
     }
 }
 
@@ -128,7 +128,7 @@ fn exact_stale(seconds: u64, staleness: u64) -> Read {
 
 /// B2 commits; 20 seconds later a read with a 15 s staleness bound that the fault core
 /// serves from the replica furthest behind (option 1 of the choice after the commit).
-fn bounded_at_stale_later_behind() -> Read {
+fn bounded_at_20s_behind() -> Read {
     let (mut sim, db) = committed_replaying(Sim::replaying(&[0, 1]));
     sim.advance(20);
     shows(&db, &mut sim, TimestampBound::MaxStaleness(15), "B2")
@@ -149,7 +149,7 @@ fn min_snapshot_timestamp_behind() -> Read {
 
 /// B2 commits; 61 minutes later a read-only transaction with 30 minutes of exact
 /// staleness opens and reads B2.
-fn half_hour_stale_at_hour_old() -> Read {
+fn half_hour_stale_61min_on() -> Read {
     let (mut sim, db) = committed();
     sim.advance(61 * 60);
     let bound = TimestampBound::ExactStaleness(30 * 60);
@@ -161,7 +161,7 @@ fn half_hour_stale_at_hour_old() -> Read {
 
 /// B2 commits; 20 seconds later a read-only transaction with 15 s of exact staleness
 /// opens and reads B2; it reads B2 again 61 minutes after the commit.
-fn stale_snapshot_until_hour_old() -> (Read, Read) {
+fn stale_snapshot_until_61min_on() -> (Read, Read) {
     let (mut sim, db) = committed();
     sim.advance(20);
     let bound = TimestampBound::ExactStaleness(15);

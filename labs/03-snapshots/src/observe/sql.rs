@@ -26,6 +26,7 @@ pub fn reservation_ids(conn: &Connection) -> Result<Vec<String>> {
     ids.collect()
 }
 
+// ANCHOR: statements
 pub fn insert_reservation(conn: &Connection, id: &str) -> Result<usize> {
     conn.execute(
         "INSERT INTO reservations VALUES (?1, ?2, 1)",
@@ -51,6 +52,7 @@ pub fn reserve_whole(conn: &Connection, id: &str) -> Result<()> {
     )?;
     conn.execute_batch("COMMIT")
 }
+// ANCHOR_END: statements
 
 /// The extended result code of a failed statement (`None` when it succeeded).
 pub fn code<T>(result: &Result<T>) -> Option<i32> {

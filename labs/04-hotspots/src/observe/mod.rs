@@ -8,6 +8,7 @@
 //! `lab.toml`. The store and its simplifications are described in `sim-ranges`.
 
 pub mod designs;
+mod measured;
 mod query;
 mod remedies;
 mod writes;
@@ -23,7 +24,9 @@ pub fn run() -> Report {
     writes::observe(&mut obs);
     remedies::observe(&mut obs);
     query::observe(&mut obs);
-    obs.finish(None, serde_json::json!({ "table": table() }))
+    let mut lines = table();
+    lines.extend(measured::measured());
+    obs.finish(None, serde_json::json!({ "table": lines }))
 }
 
 /// One line per design: live writes per split, the busiest share, the splits the

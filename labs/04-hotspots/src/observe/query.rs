@@ -9,7 +9,6 @@ pub fn observe(obs: &mut Observation) {
     history_window(obs);
     hash_first_rows(obs);
     time_first_window(obs);
-    eight_shards(obs);
 }
 
 /// The shard-prefix query over the middle half of the history period, against the same
@@ -64,17 +63,4 @@ fn time_first_window(obs: &mut Observation) {
         m.query_splits
     );
     obs.choose("Variation: the `SHARD_PREFIX` table (N = 4) is queried with the window of `TIMESTAMP_FIRST` in the chapter's listing. How many of the window's orders does the query return?", answer, evidence);
-}
-
-/// The shard prefix with N = 8: eight ranges.
-fn eight_shards(obs: &mut Observation) {
-    let m = measure_design(&SHARD_PREFIX, 8, false);
-    let answer = match m.query_splits.len() {
-        4 => "a",
-        n if (5..8).contains(&n) => "b",
-        8 => "c",
-        _ => "?",
-    };
-    let evidence = format!("8 ranges read splits {:?}", m.query_splits);
-    obs.choose("Variation: `SHARD_PREFIX` with N = 8, so eight ranges. How many splits does the time-range query read?", answer, evidence);
 }

@@ -11,7 +11,7 @@ use sim_ranges::{Servers, Table, busiest_share};
 /// store cuts its busiest split at the middle of its rows and the counters start again.
 /// Returns the table, the split that was cut (the lower half; `cut + 1` is the upper
 /// half) and the history.
-fn cut_halfway(design: &Design, shards: u32) -> (Table, usize, Vec<Order>) {
+pub(super) fn cut_halfway(design: &Design, shards: u32) -> (Table, usize, Vec<Order>) {
     let (mut table, history, live) = with_history(design, shards, None);
     let (first, second) = live.split_at(live.len() / 2);
     insert_all(&mut table, design, shards, first);
@@ -29,33 +29,10 @@ pub fn observe(obs: &mut Observation) {
     let servers = Servers::new(4);
     let load = servers.writes_per_server(table.data());
     obs.ask("With `TIMESTAMP_FIRST` and the splits on 4 servers, does the server of split 4 take any live inserts?", load[servers.server_of(3)] > 0);
-    time_first_cut(obs);
     let (table, cut, _) = cut_halfway(&SHARD_PREFIX, SHARDS);
     let later = table.data().writes_per_split();
     obs.ask("Variation: with `SHARD_PREFIX` (N = 4), the store cuts its busiest split halfway through the live inserts. Do that split's later inserts divide between the two halves?", later[cut] > 0 && later[cut + 1] > 0);
     three_shards_three_servers(obs);
-}
-
-/// `TIMESTAMP_FIRST`, cut halfway: where the later inserts land, and whether the half
-/// that takes them holds a row of the history.
-fn time_first_cut(obs: &mut Observation) {
-    let (table, cut, history) = cut_halfway(&TIMESTAMP_FIRST, SHARDS);
-    let later = table.data().writes_per_split();
-    let total: u64 = later.iter().sum();
-    let (lower, upper) = (later[cut], later[cut + 1]);
-    let old_rows_above = (history.iter())
-        .filter(|o| table.data().split_of(&(TIMESTAMP_FIRST.key)(o, SHARDS)) == cut + 1)
-        .count();
-    let answer = match (lower, upper == total, old_rows_above) {
-        (0, true, 0) => "a",
-        (0, true, _) => "b",
-        (l, _, _) if l > 0 && upper > 0 => "c",
-        _ => "?",
-    };
-    let evidence = format!(
-        "later inserts: {lower} in the lower half, {upper} in the upper half, which holds {old_rows_above} history rows"
-    );
-    obs.choose("With `TIMESTAMP_FIRST`, the store cuts the hot split halfway through the live inserts. Where do the later inserts land?", answer, evidence);
 }
 
 /// `SHARD_PREFIX` with N = 3, its splits on 3 servers: the busiest server's share.

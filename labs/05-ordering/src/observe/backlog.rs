@@ -86,13 +86,13 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
     let six_workers = backlog_over_time(account_key, 6, EVEN).len() - 1;
     obs.ask("Variation: the backlog experiment with twice as many workers. Does one key per account empty the backlog sooner?", six_workers < account_secs);
     let skewed = backlog_over_time(account_key, 3, [6, 3, 3]).len() - 1;
-    let answer = match skewed {
-        4 => "a",
-        6 => "b",
-        12 => "c",
+    let answer = match (skewed * 2).checked_div(account_secs) {
+        Some(2) => "a",
+        Some(3) => "b",
+        Some(4) => "c",
         _ => "?",
     };
-    obs.choose("Variation: the backlog experiment with half of its effects on A and the rest split evenly between B and C. How long does one key per account take to empty the backlog?",
+    obs.choose("Variation: the backlog experiment with half of its twelve effects on A and the rest split evenly between B and C. How long does one key per account take to empty the backlog, compared with the experiment's own four effects on each account?",
         answer,
         format!("one key per account: empty after {skewed} s with six effects on A, after {account_secs} s with four on each account"),
     );
