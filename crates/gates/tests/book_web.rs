@@ -323,23 +323,62 @@ fn the_offline_search_index_is_built_and_referenced() {
     }
 }
 
-/// One page of the built book as Chromium renders it (its DOM after scripts ran).
-/// The DOM of `url` once its scripts ran. Pages are loaded once per run: the tests that
-/// read the same page share one load.
-fn dump_dom(chromium: &str, url: &str) -> String {
-    static LOADED: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
-    if let Some((_, dom)) = LOADED.lock().unwrap().iter().find(|(u, _)| u == url) {
-        return dom.clone();
-    }
-    let dom = load_dom(chromium, url);
-    LOADED.lock().unwrap().push((url.to_string(), dom.clone()));
-    dom
+/// One page of the book as Chromium renders it, loaded once per run for every test that
+/// reads it: its DOM after scripts ran (the layout probe's report taken out), what the
+/// probe measured, and its screenshot (the CI artefact).
+struct Rendered {
+    dom: String,
+    /// The layout probe's JSON report, `None` if it did not report.
+    layout: Option<String>,
+    screenshot: PathBuf,
 }
 
-fn load_dom(chromium: &str, url: &str) -> String {
+/// Every page of SUMMARY.md, each rendered by one browser launch (DOM, probe and
+/// screenshot at once), four launches at a time: a launch mostly waits, on two cores.
+fn rendered(chromium: &str, page: &str) -> &'static Rendered {
+    static PAGES: OnceLock<Vec<(String, Rendered)>> = OnceLock::new();
+    let pages = PAGES.get_or_init(|| {
+        let book = probed_book();
+        let artefacts = root().join("target/ci-artifacts");
+        std::fs::create_dir_all(&artefacts).unwrap();
+        let done = std::sync::Mutex::new(Vec::new());
+        in_parallel(summary_pages(), 4, |page| {
+            let screenshot = artefacts.join(page.replace(".md", ".png"));
+            let _ = std::fs::remove_file(&screenshot);
+            let url = file_url(&book.join(page.replace(".md", ".html")));
+            let shot = format!("--screenshot={}", screenshot.display());
+            let dom = load_dom(chromium, &url, &[&shot]);
+            let (dom, layout) = match dom.split_once("<pre id=\"layout-report\">") {
+                Some((before, rest)) => {
+                    let (json, after) = rest.split_once("</pre>").unwrap_or((rest, ""));
+                    (format!("{before}{after}"), Some(decode_entities(json)))
+                }
+                None => (dom, None),
+            };
+            let page = page.to_string();
+            (done.lock().unwrap()).push((
+                page,
+                Rendered {
+                    dom,
+                    layout,
+                    screenshot,
+                },
+            ));
+        });
+        done.into_inner().unwrap()
+    });
+    match pages.iter().find(|(p, _)| p == page) {
+        Some((_, rendered)) => rendered,
+        None => panic!("{page} is not a page of SUMMARY.md"),
+    }
+}
+
+/// The DOM of `url` once its scripts ran, with `extra` flags (a screenshot's).
+fn load_dom(chromium: &str, url: &str, extra: &[&str]) -> String {
     let profile = tempdir("chromium-profile");
     let out = Command::new(chromium)
         .args(chromium_flags(&profile))
+        .args(extra)
         .arg("--dump-dom")
         .arg(url)
         .stderr(Stdio::null())
@@ -603,14 +642,11 @@ fn every_chapter_renders_in_headless_chromium() {
         labs.len(),
         "every lab has a chapter in SUMMARY.md"
     );
-    let problems = for_every_page(|page| {
-        let html = book.join(page.replace(".md", ".html"));
-        let dom = dump_dom(&chromium, &file_url(&html));
-        check_rendered_page(book, page, &dom)
-    });
+    let problems =
+        for_every_page(|page| check_rendered_page(book, page, &rendered(&chromium, page).dom));
     assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
     // The prediction lists were found at all: chapter 1's first question is on its page.
-    let chapter = dump_dom(&chromium, &file_url(&book.join("01-outbox.html")));
+    let chapter = &rendered(&chromium, "01-outbox.md").dom;
     let first_question = &labs[0].meta.checks[0].ask;
     assert!(squash(&visible_text(&chapter)).contains(&squash(&fold(first_question))));
 }
@@ -740,7 +776,6 @@ fn no_page_before_the_run_shows_what_comes_after_it() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let book = built_book();
     let src = root().join("book/src");
     let (after, before): (Vec<String>, Vec<String>) = (summary_pages().into_iter())
         .filter(|p| p != "teaching.md")
@@ -762,11 +797,8 @@ fn no_page_before_the_run_shows_what_comes_after_it() {
         })
         .collect();
     let problems = for_pages(before, |page| {
-        let dom = dump_dom(
-            &chromium,
-            &file_url(&book.join(page.replace(".md", ".html"))),
-        );
-        let mut problems = before_the_run_problems(page, &dom, &after);
+        let dom = &rendered(&chromium, page).dom;
+        let mut problems = before_the_run_problems(page, dom, &after);
         if page.as_bytes()[0].is_ascii_digit() && !dom.contains("class=\"header-in-summary") {
             problems.push(format!(
                 "{page}: the sidebar lists none of the page's own headings"
@@ -810,7 +842,7 @@ fn search_answers_offline_in_the_browser() {
     };
     let book = built_book();
     let url = format!("{}?search=outbox", file_url(&book.join("index.html")));
-    let dom = dump_dom(&chromium, &url);
+    let dom = load_dom(&chromium, &url, &[]);
     let results = dom
         .split_once("id=\"mdbook-searchresults\"")
         .map(|(_, rest)| rest.split("</ul>").next().unwrap_or(""))
@@ -881,30 +913,31 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Runs `each` on every page of SUMMARY.md, two browsers at a time (CI has two cores),
-/// and gathers what it returns.
-fn for_every_page(each: impl Fn(&str) -> Vec<String> + Sync) -> Vec<String> {
+/// Runs `each` on every page of SUMMARY.md and gathers what it returns.
+fn for_every_page(each: impl Fn(&str) -> Vec<String>) -> Vec<String> {
     for_pages(summary_pages(), each)
 }
 
-/// Runs `each` on every page of `pages`, two browsers at a time.
-fn for_pages(pages: Vec<String>, each: impl Fn(&str) -> Vec<String> + Sync) -> Vec<String> {
-    let queue = std::sync::Mutex::new(pages);
-    let found = std::sync::Mutex::new(Vec::new());
+/// Runs `each` on every page of `pages` and gathers what it returns.
+fn for_pages(pages: Vec<String>, each: impl Fn(&str) -> Vec<String>) -> Vec<String> {
+    pages.iter().flat_map(|page| each(page)).collect()
+}
+
+/// Runs `each` on every item of `items`, `threads` at a time.
+fn in_parallel(items: Vec<String>, threads: usize, each: impl Fn(&str) + Sync) {
+    let queue = std::sync::Mutex::new(items);
     std::thread::scope(|scope| {
-        for _ in 0..2 {
+        for _ in 0..threads {
             scope.spawn(|| {
                 loop {
-                    let Some(page) = queue.lock().unwrap().pop() else {
+                    let Some(item) = queue.lock().unwrap().pop() else {
                         break;
                     };
-                    let result = each(&page);
-                    found.lock().unwrap().extend(result);
+                    each(&item);
                 }
             });
         }
     });
-    found.into_inner().unwrap()
 }
 
 #[test]
@@ -923,18 +956,11 @@ fn nothing_on_any_page_is_wider_than_its_column() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let book = probed_book();
     let problems = for_every_page(|page| {
-        let html = book.join(page.replace(".md", ".html"));
-        let dom = dump_dom(&chromium, &file_url(&html));
-        let Some(report) = dom
-            .split_once("<pre id=\"layout-report\">")
-            .and_then(|(_, rest)| rest.split_once("</pre>"))
-            .map(|(json, _)| decode_entities(json))
-        else {
+        let Some(report) = &rendered(&chromium, page).layout else {
             return vec![format!("{page}: the layout probe did not report")];
         };
-        let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+        let report: serde_json::Value = serde_json::from_str(report).unwrap();
         report["wide"]
             .as_array()
             .unwrap()
@@ -961,23 +987,10 @@ fn every_page_is_kept_as_a_screenshot_artefact() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let book = built_book();
-    let artefacts = root().join("target/ci-artifacts");
-    std::fs::create_dir_all(&artefacts).unwrap();
     let problems = for_every_page(|page| {
-        let png = artefacts.join(page.replace(".md", ".png"));
-        let _ = std::fs::remove_file(&png);
-        let profile = tempdir("chromium-shot");
-        let out = Command::new(&chromium)
-            .args(chromium_flags(&profile))
-            .arg(format!("--screenshot={}", png.display()))
-            .arg(file_url(&book.join(page.replace(".md", ".html"))))
-            .stderr(Stdio::null())
-            .output()
-            .expect("chromium starts");
-        let _ = std::fs::remove_dir_all(&profile);
-        let Ok(bytes) = std::fs::read(&png) else {
-            return vec![format!("{page}: no screenshot ({})", out.status)];
+        let png = &rendered(&chromium, page).screenshot;
+        let Ok(bytes) = std::fs::read(png) else {
+            return vec![format!("{page}: no screenshot")];
         };
         let size = (
             u32::from_be_bytes(bytes[16..20].try_into().unwrap()),
@@ -993,7 +1006,10 @@ fn every_page_is_kept_as_a_screenshot_artefact() {
         Vec::new()
     });
     assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
-    eprintln!("screenshots: {}", artefacts.display());
+    eprintln!(
+        "screenshots: {}",
+        root().join("target/ci-artifacts").display()
+    );
 }
 
 /// One HTTP/1.1 GET against the server: (status line, body).
