@@ -648,7 +648,7 @@ fn every_chapter_renders_in_headless_chromium() {
     // The prediction lists were found at all: chapter 1's first question is on its page.
     let chapter = &rendered(&chromium, "01-outbox.md").dom;
     let first_question = &labs[0].meta.checks[0].ask;
-    assert!(squash(&visible_text(&chapter)).contains(&squash(&fold(first_question))));
+    assert!(squash(&visible_text(chapter)).contains(&squash(&fold(first_question))));
 }
 
 /// Markdown inline syntax dropped: link targets, code ticks, emphasis.
