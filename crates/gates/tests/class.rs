@@ -45,7 +45,12 @@ const TARGETED: &str = "a_retried_identity_is_recognised";
 
 /// Every grading of this file builds here; kept between test runs.
 fn work() -> PathBuf {
-    repo().join("target/grade-class-test")
+    let work = repo().join("target/grade-class-test");
+    // The grader builds in `target` there; the registry crates' builds come from the
+    // workbook's own build folder, so that the class's build compiles only the labs.
+    static SEEDED: std::sync::Once = std::sync::Once::new();
+    SEEDED.call_once(|| common::seed_dependency_builds(&work.join("target")));
+    work
 }
 
 /// Whether bubblewrap works here: the sandboxed runs need it. Without it a test says so

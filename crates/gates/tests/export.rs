@@ -16,8 +16,12 @@ use workbook::meta::{Lab, load_labs};
 /// workspace crate's build by its path *inside* the workspace, so the edition's test
 /// binaries would replace the workbook's own, under the same names, in the middle of the
 /// workbook's `cargo test`.
+/// Its registry crates' builds are copied from the workbook's own first.
 fn export_target() -> PathBuf {
-    repo().join("target/student-edition")
+    let target = repo().join("target/student-edition");
+    static SEEDED: std::sync::Once = std::sync::Once::new();
+    SEEDED.call_once(|| common::seed_dependency_builds(&target));
+    target
 }
 
 fn labs_in(root: &Path, args: &[&str]) -> Output {

@@ -67,6 +67,7 @@ fn scratch_workbook() -> PathBuf {
             }
         }
     }
+    common::seed_dependency_builds(&scratch.join("target"));
     common::write(&scratch.join("Cargo.toml"), &scratch_manifest());
     for file in ["Cargo.lock", "book.toml", "book/src/SUMMARY.md"] {
         common::write(

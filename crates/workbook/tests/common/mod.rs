@@ -108,7 +108,10 @@ pub fn stderr(out: &Output) -> String {
 /// Where tiny labs are built: one folder for the whole test run (and the next ones), so
 /// the lab kit is compiled once. Cargo locks it; results never depend on what is there.
 pub fn shared_target() -> PathBuf {
-    repo().join("target/scratch-target")
+    let target = repo().join("target/scratch-target");
+    static SEEDED: std::sync::Once = std::sync::Once::new();
+    SEEDED.call_once(|| seed_dependency_builds(&target));
+    target
 }
 
 /// A tiny lab on the real lab kit: `tests` is the body of its graded suite (the functions
@@ -278,4 +281,67 @@ pub fn hint_count(lab_id: &str) -> usize {
         .find(|l| l.meta.id == lab_id)
         .map(|l| l.key.hints.len())
         .unwrap_or(0)
+}
+
+/// Gives the build folder `target` (its `debug` profile) the builds of the registry
+/// crates this test run's own build folder already holds, so that a second workspace
+/// built there (the student edition, a class's submissions) compiles only its own crates.
+/// Cargo names a registry crate's build by a hash of what it was built from (version,
+/// features, profile, compiler), so it reuses exactly the builds that match and rebuilds
+/// the others; a workspace crate is never copied (its build is named by its path inside
+/// the workspace, which two workspaces share). Copies keep their modification times, by
+/// which cargo orders a build against its dependencies'.
+pub fn seed_dependency_builds(target: &Path) {
+    let ours = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("debug");
+    let lock = std::fs::read_to_string(repo().join("Cargo.lock")).unwrap();
+    let registry: Vec<&str> = (lock.split("[[package]]").skip(1))
+        .filter(|entry| entry.contains("source = \"registry+"))
+        .filter_map(|entry| entry.lines().find_map(|l| l.strip_prefix("name = ")))
+        .map(|name| name.trim_matches('"'))
+        .collect();
+    // The hashes of our registry builds, from their fingerprint folders `<name>-<hash>`.
+    let hashes: std::collections::BTreeSet<String> = std::fs::read_dir(ours.join(".fingerprint"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let (package, hash) = name.rsplit_once('-')?;
+            registry.contains(&package).then(|| hash.to_string())
+        })
+        .collect();
+    for folder in ["deps", "build", ".fingerprint"] {
+        let Ok(entries) = std::fs::read_dir(ours.join(folder)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let stem = name.split('.').next().unwrap_or("");
+            let ours = stem
+                .rsplit_once('-')
+                .is_some_and(|(_, h)| hashes.contains(h));
+            let to = target.join("debug").join(folder).join(&name);
+            if ours && !to.exists() {
+                copy_keeping_times(&entry.path(), &to);
+            }
+        }
+    }
+}
+
+fn copy_keeping_times(from: &Path, to: &Path) {
+    let meta = std::fs::symlink_metadata(from).unwrap();
+    if meta.is_dir() {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap().flatten() {
+            copy_keeping_times(&entry.path(), &to.join(entry.file_name()));
+        }
+    } else if meta.is_file() {
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(from, to).unwrap();
+        let file = std::fs::File::options().write(true).open(to).unwrap();
+        file.set_modified(meta.modified().unwrap()).unwrap();
+    }
 }
