@@ -4,45 +4,35 @@
 use super::designs::{SHARD_PREFIX, TIMESTAMP_FIRST, measure_design, written};
 use super::remedies::cut_halfway;
 use crate::scenarios::SHARDS;
+use sim_ranges::Servers;
 
 /// One line per measurement.
 pub fn measured() -> Vec<String> {
     vec![
-        rows_in_hot_split(),
-        time_first_cut(),
+        time_first_on_servers(4),
+        shard_prefix_cut(),
         shard_ends(5),
+        shard_ends(16),
+        shard_prefix_on_servers(3),
         eight_shards_query(),
     ]
 }
 
-/// With `created_at` first: the rows split 1 and the last split hold after the live
-/// inserts.
-fn rows_in_hot_split() -> String {
+/// `TIMESTAMP_FIRST` with its splits on `count` servers: the live inserts per server.
+fn time_first_on_servers(count: usize) -> String {
     let (table, _) = written(&TIMESTAMP_FIRST, SHARDS, None);
-    let data = table.data();
-    let rows_in = |split: usize| {
-        (data.rows())
-            .filter(|(key, _)| data.split_of(key) == split)
-            .count()
-    };
-    let (first, last) = (rows_in(0), rows_in(data.splits() - 1));
-    format!(
-        "timestamp first: split 1 holds {first} rows, split {} {last}",
-        data.splits()
-    )
+    let load = Servers::new(count).writes_per_server(table.data());
+    format!("timestamp first on {count} servers: live inserts per server {load:?}")
 }
 
-/// `TIMESTAMP_FIRST`, cut halfway: where the later inserts land, and how many rows of
-/// the history the half that takes them holds.
-fn time_first_cut() -> String {
-    let (table, cut, history) = cut_halfway(&TIMESTAMP_FIRST, SHARDS);
+/// `SHARD_PREFIX`, cut halfway: where the cut split's later inserts land.
+fn shard_prefix_cut() -> String {
+    let (table, cut, _) = cut_halfway(&SHARD_PREFIX, SHARDS);
     let later = table.data().writes_per_split();
-    let (lower, upper) = (later[cut], later[cut + 1]);
-    let old_rows_above = (history.iter())
-        .filter(|o| table.data().split_of(&(TIMESTAMP_FIRST.key)(o, SHARDS)) == cut + 1)
-        .count();
     format!(
-        "timestamp first, cut halfway: later inserts {lower} in the lower half, {upper} in the upper half, which holds {old_rows_above} history rows"
+        "shard prefix, cut halfway: later inserts {} in the lower half, {} in the upper half",
+        later[cut],
+        later[cut + 1]
     )
 }
 
@@ -50,9 +40,16 @@ fn time_first_cut() -> String {
 fn shard_ends(shards: u32) -> String {
     let m = measure_design(&SHARD_PREFIX, shards, false);
     format!(
-        "shard prefix, N = {shards}: live inserts per split {:?}",
-        m.writes_per_split
+        "shard prefix, N = {shards}: live inserts per split {:?}, the busiest {:.2}",
+        m.writes_per_split, m.busiest_share
     )
+}
+
+/// `SHARD_PREFIX` with N = `count` on `count` servers: the live inserts per server.
+fn shard_prefix_on_servers(count: usize) -> String {
+    let (table, _) = written(&SHARD_PREFIX, count as u32, None);
+    let load = Servers::new(count).writes_per_server(table.data());
+    format!("shard prefix, N = {count} on {count} servers: live inserts per server {load:?}")
 }
 
 /// The shard prefix with N = 8: the splits its eight ranges read.

@@ -9,16 +9,16 @@ use serde_json::{Map, Value};
 use sim_writeapi::Faults;
 
 /// W2's append never reaches the service; both streams are finalized and committed.
-pub fn an_append_lost_before_the_service(obs: &mut Observation, summary: &mut Map<String, Value>) {
+pub fn an_append_lost_before_the_service(summary: &mut Map<String, Value>) {
     let mut b = Batch::new();
     let s1 = b.worker("W1", 0, 2);
     let (s2, lost) = b.worker_meeting(Fate::NotApplied, "W2", 2, 5);
     assert!(lost.is_err(), "a scripted lost request");
     let row_counts = (b.finalize(&s1), b.finalize(&s2));
     let committed = b.commit(&[s1, s2]).expect("commit");
-    obs.ask("In another run W2's append request is lost before it reaches the service, and W2 does not send it again. The coordinator finalizes s1 and s2 and commits [s1, s2]. Does that commit answer with a commit_time?", committed.commit_time.is_some());
     let seen = format!(
-        "finalize answered {row_counts:?}; {} rows visible",
+        "finalize answered {row_counts:?}; commit_time {:?}; {} rows visible",
+        committed.commit_time,
         b.visible()
     );
     summary.insert("empty_stream_commit".into(), seen.into());
@@ -55,7 +55,7 @@ pub fn the_listed_coordinator(obs: &mut Observation) {
 
 /// The commit request is lost; the coordinator keeps s1, replaces s2 by s3 and commits
 /// [s1, s3]; then the process that sent the lost request sends [s1, s2] again.
-pub fn a_lost_commit_request(obs: &mut Observation) {
+pub fn a_lost_commit_request(summary: &mut Map<String, Value>) {
     let mut b = Batch::with_next_commit(Fate::NotApplied);
     let [s1, s2] = b.both_workers();
     b.finalize(&s1).expect("finalize");
@@ -65,21 +65,16 @@ pub fn a_lost_commit_request(obs: &mut Observation) {
     let s3 = b.worker("W2", 2, 5);
     b.finalize(&s3).expect("finalize");
     b.commit(&[s1.clone(), s3]).expect("commit [s1, s3]");
-    obs.ask("In another run the commit request is lost before it reaches the service. The coordinator keeps s1, writes W2's range again into a new stream s3 and commits [s1, s3]. Does any row appear twice in the table?", b.most_copies() > 1);
+    let copies = b.most_copies();
     let stale = b.commit(&[s1, s2]).expect("the stale commit answers");
-    let streams = b.visible_streams();
-    let letter = match streams.join(" ").as_str() {
-        "s1 s2 s3" => "a",
-        "s1 s3" => "b",
-        "s1 s2" => "c",
-        _ => "none of these",
-    };
-    obs.choose("In the run where the coordinator committed [s1, s3] after a lost request, the process that sent the lost request then sends [s1, s2] again. Which streams' rows does the table show at the end?",
-        letter,
+    summary.insert(
+        "replacement_after_a_lost_commit_request".into(),
         format!(
-            "the resent [s1, s2] answered stream_errors {:?}; the table shows the rows of {streams:?}",
-            error_names(&stale)
-        ),
+            "[s1, s3]: at most {copies} copies of a row; the stale [s1, s2] answered stream_errors {:?}; the table shows the rows of {:?}",
+            error_names(&stale),
+            b.visible_streams()
+        )
+        .into(),
     );
 }
 
@@ -97,6 +92,37 @@ pub fn lost_append_responses(obs: &mut Observation, summary: &mut Map<String, Va
         format!("the resend answered {resent:?}; FinalizeWriteStream answered {row_count}").into(),
     );
     w1_runs_again(obs, summary);
+    w2_runs_again(obs);
+}
+
+/// W2's append is applied with its response lost and W2 runs the worker code again; the
+/// coordinator finalizes every stream and commits them all in one group.
+fn w2_runs_again(obs: &mut Observation) {
+    let mut b = Batch::new();
+    let s1 = b.worker("W1", 0, 2);
+    let (s2, lost) = b.worker_meeting(Fate::AppliedResponseLost, "W2", 2, 5);
+    assert!(lost.is_err(), "a scripted lost response");
+    let s3 = b.worker("W2", 2, 5);
+    let group = [s1, s2, s3];
+    for stream in &group {
+        b.finalize(stream).expect("finalize");
+    }
+    let answer = b.commit(&group).expect("commit every stream");
+    let rows = b.visible();
+    let letter = match rows {
+        0 => "a",
+        5 => "b",
+        8 => "c",
+        10 => "d",
+        _ => "none of these",
+    };
+    obs.choose("In another run W2's append is applied but its response is lost, and W2 runs the worker code again. The coordinator finalizes every stream the workers created and commits them all in one group. How many rows does a query return?",
+        letter,
+        format!(
+            "the commit answered stream_errors {:?}; a query returns {rows} rows",
+            error_names(&answer)
+        ),
+    );
 }
 
 /// W1's append is applied with its response lost and W1 runs the worker code again, then

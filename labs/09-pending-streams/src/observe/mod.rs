@@ -185,10 +185,10 @@ pub fn run() -> Report {
     let mut obs = Observation::new("pending-streams");
     let mut summary = serde_json::Map::new();
     visibility::before_the_commit(&mut obs, &mut summary);
-    visibility::one_unfinalized_stream(&mut obs, &mut summary);
-    failures::an_append_lost_before_the_service(&mut obs, &mut summary);
+    visibility::one_unfinalized_stream(&mut summary);
+    failures::an_append_lost_before_the_service(&mut summary);
     failures::the_listed_coordinator(&mut obs);
-    failures::a_lost_commit_request(&mut obs);
+    failures::a_lost_commit_request(&mut summary);
     failures::lost_append_responses(&mut obs, &mut summary);
     limits::the_night_schedule(&mut obs, &mut summary);
     obs.finish(None, serde_json::Value::Object(summary))

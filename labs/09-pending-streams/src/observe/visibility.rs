@@ -20,6 +20,7 @@ pub fn before_the_commit(obs: &mut Observation, summary: &mut Map<String, Value>
     let mut b = Batch::new();
     let [s1, _] = b.both_workers();
     let resent = b.append(&s1, 2, rows("W1", 0, 2));
+    obs.ask("In another run, before anything is finalized, W1 sends its whole range to s1 a second time, at offset 2. Is that append accepted?", resent.is_ok());
     summary.insert("w1_range_at_offset_2".into(), format!("{resent:?}").into());
 
     let mut b = Batch::new();
@@ -31,15 +32,19 @@ pub fn before_the_commit(obs: &mut Observation, summary: &mut Map<String, Value>
 
 /// s1 finalized, s2 not, and the group committed; then [s1] alone; then the group again,
 /// once s2 is finalized.
-pub fn one_unfinalized_stream(obs: &mut Observation, summary: &mut Map<String, Value>) {
+pub fn one_unfinalized_stream(summary: &mut Map<String, Value>) {
     let mut b = Batch::new();
     let [s1, s2] = b.both_workers();
     b.finalize(&s1).expect("finalize s1");
     let first = b.commit(&[s1.clone(), s2.clone()]).expect("commit");
-    obs.ask("In another run the coordinator finalizes s1 but not s2 and commits [s1, s2]. Does GetWriteStream show a commit_time on s1 afterwards?", b.commit_time(&s1).is_some());
     summary.insert(
         "stream_errors".into(),
-        format!("{:?}", error_names(&first)).into(),
+        format!(
+            "{:?}; commit_time of s1 afterwards: {:?}",
+            error_names(&first),
+            b.commit_time(&s1)
+        )
+        .into(),
     );
     b.commit(std::slice::from_ref(&s1)).expect("commit s1");
     b.finalize(&s2).expect("finalize s2");
