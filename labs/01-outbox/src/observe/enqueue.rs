@@ -1,6 +1,6 @@
 //! Section 2: the order and its intent in one transaction, and the identity check.
 
-use super::lab::{LabError, OutboxLab, Result, is};
+use super::lab::{Answer, LabError, OutboxLab, Result, is};
 use super::variants::{SECTION_2, after_section_1, after_section_2};
 use labkit::Observation;
 
@@ -69,49 +69,84 @@ fn collision_with_the_failure(obs: &mut Observation) -> Result<()> {
     Ok(())
 }
 
-/// After section 1: U1, committed by the unsafe path, is enqueued and relayed.
+/// After section 1: section 2's calls are made for U1, committed by the unsafe path;
+/// then the relay runs U1.
 fn unsafe_order_moved_to_the_outbox(obs: &mut Observation) -> Result<()> {
     let mut lab = after_section_1()?;
-    let enqueued = lab.enqueue("U1", 80, false);
+    let calls: Vec<_> = (SECTION_2.into_iter())
+        .map(|(amount, fails)| lab.enqueue("U1", amount, fails))
+        .collect();
     let relayed = lab.relay("U1", false);
+    let second = &calls[1];
     let no_intent = is(&relayed, |e| matches!(e, LabError::NoIntent));
-    let key_error = is(&enqueued, |e| matches!(e, LabError::Sql(_)));
-    let answer = match (&enqueued, &relayed) {
+    let different = is(second, |e| matches!(e, LabError::DifferentIntent));
+    let key_error = is(second, |e| matches!(e, LabError::Sql(_)));
+    let answer = match (second, &relayed) {
         (Ok("created"), Ok("applied")) => "a",
-        _ if key_error && no_intent => "b",
+        _ if different && no_intent => "b",
         (Ok("existing"), _) if no_intent => "c",
-        (Ok("existing"), Ok("applied")) => "d",
+        _ if key_error && no_intent => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: after section 1, `enqueue` runs for U1 with U1's amount, then `relay` for U1. What do they return?",
+        "Variation: after section 1, section 2 runs for U1 in place of S1, then `relay` runs for U1. What do section 2's second call and the relay return?",
         answer,
-        format!("enqueue answered {enqueued:?}, the relay answered {relayed:?}"),
+        format!("section 2's calls returned {calls:?}; the relay {relayed:?}"),
     );
     Ok(())
 }
 
 /// Section 2 with `enqueue` written as two autocommit INSERTs and no lookup, the
-/// failure between them; then the relay runs S1.
+/// failure between them, after section 1 as listed: the rows it leaves.
 fn two_transactions_rerun(obs: &mut Observation) -> Result<()> {
     let mut lab = after_section_1()?;
     let calls: Vec<_> = (SECTION_2.into_iter())
         .map(|(amount, fails)| lab.enqueue_in_two_transactions("S1", amount, fails))
         .collect();
-    let relayed = lab.relay("S1", false);
-    let second = &calls[1];
-    let key_error = is(second, |e| matches!(e, LabError::Sql(_)));
-    let no_intent = is(&relayed, |e| matches!(e, LabError::NoIntent));
-    let answer = match (second, &relayed) {
-        (Ok(()), Ok("applied")) => "a",
-        _ if key_error && no_intent => "b",
-        (_, Ok("applied")) if key_error => "c",
+    let (orders, outbox) = (lab.count("orders")?, lab.count("outbox")?);
+    let answer = match (orders, outbox) {
+        (1, 0) => "a",
+        (2, 1) => "b",
+        (1, 1) => "c",
+        (2, 0) => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: `enqueue` is written as two autocommit INSERTs, the order and then the intent, with no lookup and with the injected failure where the listing has it; section 2 runs with it, then the relay runs S1. What do section 2's second call and the relay return?",
+        "Variation: `enqueue` is written as two autocommit INSERTs, the order and then the intent, with no lookup and with the injected failure where the listing has it; section 2 runs with it, after section 1 as listed. How many rows do `orders` and `outbox` hold after section 2?",
         answer,
-        format!("section 2's calls returned {calls:?}; the relay {relayed:?}"),
+        format!("section 2's calls returned {calls:?}; {orders} order row(s), {outbox} outbox row(s)"),
+    );
+    Ok(())
+}
+
+/// Section 2 with its fourth call moved up, right after the first: the four answers, in
+/// the order the calls now run.
+pub fn different_intent_first(obs: &mut Observation) -> Result<()> {
+    let mut lab = after_section_1()?;
+    let results: Vec<_> = ([0, 3, 1, 2].into_iter())
+        .map(|i| SECTION_2[i])
+        .map(|(amount, fails)| lab.enqueue("S1", amount, fails))
+        .collect();
+    let said = |r: &Result<Answer>| -> Answer {
+        match r {
+            Ok(answer) => *answer,
+            Err(LabError::Injected(_)) => "injected",
+            Err(LabError::DifferentIntent) => "different",
+            Err(_) => "other",
+        }
+    };
+    let answers: Vec<Answer> = results.iter().map(said).collect();
+    let answer = match answers.as_slice() {
+        ["injected", "created", "existing", "existing"] => "a",
+        ["injected", "created", "different", "different"] => "b",
+        ["injected", "different", "existing", "existing"] => "c",
+        ["injected", "created", "created", "existing"] => "d",
+        _ => "?",
+    };
+    obs.choose(
+        "Variation: section 2's fourth `enqueue` runs right after its first, before the second. What do section 2's four calls return, in the order they now run?",
+        answer,
+        format!("the calls returned {results:?}; the outbox holds {}", lab.intent_amount("S1")?),
     );
     Ok(())
 }

@@ -1,58 +1,48 @@
-//! Variations of section 3, each on a lab of its own: a lost request, a relay that marks
-//! first (alone, then two at once), a receiver that forgets.
+//! Variations of section 3, each on a lab of its own: a lost request (with the relay as
+//! listed and with one that marks first), two relays that mark first, a receiver that
+//! forgets; and section 1's call moved after COMMIT, asked here.
 
 use super::lab::{LabError, OutboxLab, Result, is};
-use super::variants::{SECTION_3, after_section_2};
+use super::variants::{SECTION_3, after_section_2, section_4};
 use labkit::Observation;
 
 pub fn observe(obs: &mut Observation) -> Result<()> {
-    request_then_response_lost(obs)?;
-    marked_first(obs)?;
+    request_lost(obs)?;
+    super::unsafe_attempt::call_after_the_commit(obs)?;
     two_relays_marking_first(obs)?;
     receiver_restarts(obs)
 }
 
-/// Section 3: the first run loses the request, the second the response.
-fn request_then_response_lost(obs: &mut Observation) -> Result<()> {
-    let mut lab = after_section_2()?;
-    let first = lab.relay_losing_the_request("S1");
-    let second = lab.relay("S1", true);
-    let third = lab.relay("S1", false);
-    let calls = lab.receiver.calls.len();
-    let answer = match (&third, calls) {
-        (Ok("applied"), 3) => "a",
-        (Ok("existing"), 3) => "b",
-        (Ok("applied"), 2) => "c",
-        (Ok("existing"), 2) => "d",
+/// Sections 3 and 4, section 3's first run losing its request: the calls the receiver
+/// logged, with the relay as listed and with one that marks first.
+fn request_lost(obs: &mut Observation) -> Result<()> {
+    let mut listed = after_section_2()?;
+    let _ = listed.relay_losing_the_request("S1");
+    for lose_response in &SECTION_3[1..] {
+        let _ = listed.relay("S1", *lose_response);
+    }
+    let listed_direct = section_4(&mut listed, OutboxLab::relay)?;
+    let mut marking = after_section_2()?;
+    let _ = marking.relay_marking_first_losing_the_request("S1");
+    for lose_response in &SECTION_3[1..] {
+        let _ = marking.relay_marking_first("S1", *lose_response);
+    }
+    let marking_direct = section_4(&mut marking, OutboxLab::relay_marking_first)?;
+    let calls = (listed.receiver.calls.len(), marking.receiver.calls.len());
+    let answer = match calls {
+        (4, 3) => "a",
+        (2, 1) => "b",
+        (3, 2) => "c",
+        (3, 3) => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: section 3's first run loses its request on the way to the receiver, and its second run loses its response. What does its third run return, and how many calls has the receiver logged by then?",
+        "Variation: section 3's first run loses its request on the way to the receiver instead of its response. How many calls has the receiver logged after section 4 with the relay as listed, and how many with a relay that marks an intent sent before it calls?",
         answer,
-        format!("the runs returned {first:?}, {second:?}, {third:?}; {calls} call(s)"),
-    );
-    Ok(())
-}
-
-/// Section 3, with its faults, run by a relay that marks S1 sent before it calls.
-fn marked_first(obs: &mut Observation) -> Result<()> {
-    let mut lab = after_section_2()?;
-    let runs: Vec<_> = (SECTION_3.into_iter())
-        .map(|lose_response| lab.relay_marking_first("S1", lose_response))
-        .collect();
-    let held = lab.receiver.effects.contains_key("S1");
-    let calls = lab.receiver.calls.len();
-    let answer = match (held, calls) {
-        (false, 1) => "a",
-        (true, 1) => "b",
-        (true, 2) => "c",
-        (false, 0) => "d",
-        _ => "?",
-    };
-    obs.choose(
-        "Variation: section 3 runs with a relay that marks S1 sent before it calls the receiver, under section 3's faults as listed. After section 3, does the receiver hold S1, and how many times was it called?",
-        answer,
-        format!("the runs returned {runs:?}; the receiver holds S1: {held}; {calls} call(s)"),
+        format!(
+            "calls as listed: {:?} (the direct call {listed_direct:?}); marking first: {:?} (the direct call {marking_direct:?})",
+            listed.receiver.calls, marking.receiver.calls
+        ),
     );
     Ok(())
 }
@@ -89,28 +79,29 @@ fn two_relays_marking_first(obs: &mut Observation) -> Result<()> {
 }
 
 /// Section 3; the receiver keeps its effects in memory and restarts between the first
-/// and the second run.
+/// and the second run. Then section 4.
 fn receiver_restarts(obs: &mut Observation) -> Result<()> {
     let mut lab = after_section_2()?;
     let _ = lab.relay("S1", true);
     let before_restart = std::mem::take(&mut lab.receiver);
     let second = lab.relay("S1", false);
     let third = lab.relay("S1", false);
-    let payments = [&before_restart, &lab.receiver]
-        .iter()
-        .filter(|receiver| receiver.effects.contains_key("S1"))
-        .count();
-    let answer = match (&second, payments) {
-        (Ok("applied"), 2) => "a",
-        (Ok("existing"), 1) => "b",
-        (Ok("already-sent"), 1) => "c",
-        (Ok("applied"), 1) => "d",
+    let direct = section_4(&mut lab, OutboxLab::relay)?;
+    let collision = is(&direct, |e| matches!(e, LabError::ReceiverCollision));
+    let answer = match (&second, &direct) {
+        (Ok("applied"), _) if collision => "a",
+        (Ok("existing"), Ok("existing")) => "b",
+        (Ok("applied"), Ok("existing")) => "c",
+        (Ok("existing"), _) if collision => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: the receiver restarts, losing its memory, between section 3's first and second runs. What does the second run return, and how many payments for S1 exist after section 3?",
+        "Variation: the receiver restarts, losing its memory, between section 3's first and second runs. What do section 3's second run and section 4's direct call return?",
         answer,
-        format!("the second run returned {second:?}, the third {third:?}; {payments} payment(s)"),
+        format!(
+            "the second run returned {second:?}, the third {third:?}; the direct call {direct:?}; S1 applied before the restart: {}",
+            before_restart.effects.contains_key("S1")
+        ),
     );
     Ok(())
 }

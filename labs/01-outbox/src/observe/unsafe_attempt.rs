@@ -1,6 +1,7 @@
 //! Section 1: an external call inside a transaction that aborts, and its retry.
 
 use super::lab::{LabError, OutboxLab, Result, is};
+use super::variants::S2_AMOUNT;
 use labkit::Observation;
 
 pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
@@ -32,27 +33,27 @@ pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
     );
     receiver_as_the_call(obs)?;
     attempts_in_the_other_order(obs)?;
-    call_after_the_commit(obs)
+    super::enqueue::different_intent_first(obs)
 }
 
 /// The receiver's `receive` as the external call: section 1's first attempt, then the
-/// outbox path for U1 in place of the second attempt.
+/// outbox path for U1, with S2's amount, in place of the second attempt.
 fn receiver_as_the_call(obs: &mut Observation) -> Result<()> {
     let mut lab = OutboxLab::new()?;
     let failed = lab.unsafe_attempt_calling_the_receiver("U1", 80, true);
-    let enqueued = lab.enqueue("U1", 80, false);
+    let enqueued = lab.enqueue("U1", S2_AMOUNT, false);
     let relayed = lab.relay("U1", false);
     let no_intent = is(&relayed, |e| matches!(e, LabError::NoIntent));
     let collision = is(&relayed, |e| matches!(e, LabError::ReceiverCollision));
     let answer = match (&enqueued, &relayed) {
         (Ok("existing"), _) if no_intent => "a",
         (Ok("created"), Ok("applied")) => "b",
-        (Ok("created"), _) if collision => "c",
-        (Ok("created"), Ok("existing")) => "d",
+        (Ok("created"), Ok("existing")) => "c",
+        (Ok("created"), _) if collision => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: the unsafe attempt calls the receiver's `receive` where it appends its receipt. Section 1's first attempt runs; then, in place of the second, `enqueue` and `relay` run for U1 with the same amount. What do `enqueue` and `relay` return?",
+        "Variation: the unsafe attempt calls the receiver's `receive` where it appends its receipt. Section 1's first attempt runs; then, in place of the second, `enqueue` and `relay` run for U1 with the amount section 4 gives S2. What do `enqueue` and `relay` return?",
         answer,
         format!("the attempt returned {failed:?}; enqueue {enqueued:?}, the relay {relayed:?}"),
     );
@@ -84,7 +85,7 @@ fn attempts_in_the_other_order(obs: &mut Observation) -> Result<()> {
 
 /// Section 1 with the order committed first and the receipt after COMMIT; the injected
 /// failure strikes between the two.
-fn call_after_the_commit(obs: &mut Observation) -> Result<()> {
+pub fn call_after_the_commit(obs: &mut Observation) -> Result<()> {
     let mut lab = OutboxLab::new()?;
     let _ = lab.commit_then_call("U1", 80, true);
     let second = lab.commit_then_call("U1", 80, false);

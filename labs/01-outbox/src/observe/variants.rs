@@ -17,6 +17,9 @@ pub fn after_section_1() -> Result<OutboxLab> {
 /// Section 2's `enqueue` calls for S1: (amount, abort).
 pub const SECTION_2: [(i64, bool); 4] = [(120, true), (120, false), (120, false), (121, false)];
 
+/// The amount section 4 gives S2.
+pub const S2_AMOUNT: i64 = 120;
+
 /// Section 3's `relay` runs for S1: whether each loses its response.
 pub const SECTION_3: [bool; 3] = [true, false, false];
 
@@ -27,6 +30,19 @@ pub fn after_section_2() -> Result<OutboxLab> {
         let _ = lab.enqueue("S1", amount, abort);
     }
     Ok(lab)
+}
+
+/// Section 4 on `lab`, with `relay` as the relay: S2 enqueued and relayed, the direct call
+/// (S1 with 999), the relay for an id with no outbox row. Returns the direct call's answer.
+pub fn section_4(
+    lab: &mut OutboxLab,
+    relay: fn(&mut OutboxLab, &str, bool) -> Result<Answer>,
+) -> Result<Result<Answer>> {
+    lab.enqueue("S2", S2_AMOUNT, false)?;
+    let _ = relay(lab, "S2", false);
+    let direct = lab.receiver.receive("S1", 999);
+    let _ = relay(lab, "missing", false);
+    Ok(direct)
 }
 
 impl OutboxLab {
@@ -111,6 +127,17 @@ impl OutboxLab {
             None => Ok("already-sent"),
             Some(_) => Err(LabError::Timeout),
         }
+    }
+
+    /// A relay that marks the intent sent before it calls the receiver, when the network
+    /// loses the request: the mark, and no call.
+    pub fn relay_marking_first_losing_the_request(&mut self, order_id: &str) -> Result<Answer> {
+        if self.read_unsent(order_id)?.is_none() {
+            return Ok("already-sent");
+        }
+        self.db
+            .execute("UPDATE outbox SET sent = 1 WHERE id = ?1", [order_id])?;
+        Err(LabError::Timeout)
     }
 
     /// A relay that marks the intent sent before it calls the receiver;

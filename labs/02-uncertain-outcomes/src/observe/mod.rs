@@ -24,12 +24,10 @@ use sim_spanner::Code;
 
 /// The single faults, as the crash matrix names them.
 pub(crate) const ABORTED: &str = "spanner:commit=ABORTED";
-pub(crate) const COMMIT_RESPONSE_LOST: &str = "spanner:commit=applied, response lost";
 pub(crate) const COMMIT_NOT_APPLIED: &str = "spanner:commit=not applied";
 pub(crate) const COMMIT_LANDS_LATE: &str = "spanner:commit=applied later";
 pub(crate) const CRASH_AFTER_COMMIT: &str = "app:after-commit=crash";
 pub(crate) const CRASH_AFTER_CHARGE: &str = "app:after-charge=crash";
-pub(crate) const CHARGE_NOT_APPLIED: &str = "processor:charge=not applied";
 pub(crate) const CHARGE_LANDS_LATE: &str = "processor:charge=applied later";
 
 /// The key the naive callback is given in the keyed runs.

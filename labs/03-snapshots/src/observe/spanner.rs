@@ -22,17 +22,14 @@ pub struct Spanner {
     pub future: Read,
     /// Seconds on the clock the future read took.
     pub future_waited: u64,
-    /// At the point of `stale_20s_on`, a read with 25 s of exact staleness.
-    pub exact_25s_at_20s: Read,
-    /// At the point of `stale_20s_on`, a read with a staleness bound of the listing's
+    /// 12 seconds after B2's commit, a read with the listing's `stale` (exact staleness).
+    pub stale_12s_on: Read,
+    /// 18 seconds after B2's commit, a read with a staleness bound of the listing's
     /// `stale` seconds, on the replica furthest behind.
-    pub bounded_at_20s_behind: Read,
+    pub bounded_18s_on_behind: Read,
     /// Right after the commit, a read no older than the listing's `snapshot`'s read
     /// timestamp, on the replica furthest behind.
     pub min_snapshot_timestamp_behind: Read,
-    /// At the point of `at_commit_61min_on`, a read-only transaction with 30 minutes of exact
-    /// staleness reads B2.
-    pub half_hour_stale_61min_on: Read,
     /// A read-only transaction with the listing's `stale` bound, opened at the point of
     /// `stale_20s_on`: its read then and its read at the point of `at_commit_61min_on`.
     pub stale_snapshot_until_61min_on: (Read, Read),
@@ -89,10 +86,9 @@ pub fn spanner() -> Spanner {
         at_commit_61min_on,
         future,
         future_waited: sim.now() - before,
-        exact_25s_at_20s: exact_stale(20, 25),
-        bounded_at_20s_behind: bounded_at_20s_behind(),
+        stale_12s_on: exact_stale(12, 15),
+        bounded_18s_on_behind: bounded_behind(18, 15),
         min_snapshot_timestamp_behind: min_snapshot_timestamp_behind(),
-        half_hour_stale_61min_on: half_hour_stale_61min_on(),
         stale_snapshot_until_61min_on: stale_snapshot_until_61min_on(),
     }
 }
@@ -126,12 +122,13 @@ fn exact_stale(seconds: u64, staleness: u64) -> Read {
     )
 }
 
-/// B2 commits; 20 seconds later a read with a 15 s staleness bound that the fault core
-/// serves from the replica furthest behind (option 1 of the choice after the commit).
-fn bounded_at_20s_behind() -> Read {
+/// B2 commits; `seconds` later a read with a staleness bound of `bound` seconds that the
+/// fault core serves from the replica furthest behind (option 1 of the choice after the
+/// commit).
+fn bounded_behind(seconds: u64, bound: u64) -> Read {
     let (mut sim, db) = committed_replaying(Sim::replaying(&[0, 1]));
-    sim.advance(20);
-    shows(&db, &mut sim, TimestampBound::MaxStaleness(15), "B2")
+    sim.advance(seconds);
+    shows(&db, &mut sim, TimestampBound::MaxStaleness(bound), "B2")
 }
 
 /// A strong read-only transaction opens, B2 commits, and right after a read no older
@@ -145,18 +142,6 @@ fn min_snapshot_timestamp_behind() -> Read {
     reserve(&mut db, &mut sim, "B2");
     let bound = TimestampBound::MinReadTimestamp(snapshot.read_timestamp());
     shows(&db, &mut sim, bound, "B2")
-}
-
-/// B2 commits; 61 minutes later a read-only transaction with 30 minutes of exact
-/// staleness opens and reads B2.
-fn half_hour_stale_61min_on() -> Read {
-    let (mut sim, db) = committed();
-    sim.advance(61 * 60);
-    let bound = TimestampBound::ExactStaleness(30 * 60);
-    let snapshot = db
-        .read_only_transaction(&mut sim, bound)
-        .map_err(|e| e.code)?;
-    read_in(&snapshot, &db, &mut sim)
 }
 
 /// B2 commits; 20 seconds later a read-only transaction with 15 s of exact staleness
