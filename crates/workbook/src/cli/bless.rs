@@ -118,18 +118,30 @@ fn solution_figures(wb: &Workbook, labs: &[&Lab], check: bool) -> Result<Vec<Str
     })
 }
 
-/// The generated book pages (each lab's prediction list, the reading times).
+/// The generated book pages (each lab's prediction list, the reading times). The
+/// reading times count the prediction lists the chapters include, so the pages are
+/// generated again until they stand still: one `bless` leaves them current.
 fn pages(wb: &Workbook, check: bool) -> Result<Vec<String>> {
-    let mut stale = Vec::new();
-    for (path, text) in crate::pages::generated_pages(&wb.root, &wb.labs.labs) {
-        if std::fs::read_to_string(&path).unwrap_or_default() == text {
-            continue;
+    let mut stale: Vec<String> = Vec::new();
+    for _pass in 0..3 {
+        let mut changed = false;
+        for (path, text) in crate::pages::generated_pages(&wb.root, &wb.labs.labs) {
+            if std::fs::read_to_string(&path).unwrap_or_default() == text {
+                continue;
+            }
+            let said = format!("{} is out of date", wb.shown(&path));
+            if !stale.contains(&said) {
+                stale.push(said);
+            }
+            if !check {
+                changed = true;
+                std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))
+                    .and_then(|_| std::fs::write(&path, &text))
+                    .map_err(|e| Error::writing(&path, e))?;
+            }
         }
-        stale.push(format!("{} is out of date", wb.shown(&path)));
-        if !check {
-            std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))
-                .and_then(|_| std::fs::write(&path, &text))
-                .map_err(|e| Error::writing(&path, e))?;
+        if !changed {
+            break;
         }
     }
     Ok(stale)

@@ -5,8 +5,9 @@
 //! learner's manifest renamed (`mutantNN-<entry>`, without the lab's binary), its paths
 //! made absolute, and the reference solution's learner files with the entry's edits
 //! applied. It depends on the lab's harness like the learner's crate does, so the harness
-//! is built once for all of a lab's entries, and every entry's own build is its learner
-//! files and its graded suite. All the entries build in one cargo run that shares the
+//! is built once for all of a lab's entries — the very build the workbook's own `cargo
+//! test` made, where the workbook's folders can be linked into the scratch workspace —
+//! and every entry's own build is its learner files and its graded suite. All the entries build in one cargo run that shares the
 //! workspace's build folder; each entry's suite then runs as the grader runs it, and its
 //! failures are judged against what its mutant.toml says. An entry whose edit no longer
 //! applies is not built: it is named, with its file and its edit.
@@ -191,19 +192,99 @@ pub fn signature_problem(
     (seen, problem)
 }
 
-/// The workspace of the scratch packages: the teacher's manifest, its path dependencies
-/// made absolute, the entries as its only members.
-pub fn workspace_manifest(root: &Path) -> Result<String> {
+/// The scratch workspace's manifest: the workbook's, its members the entries' packages
+/// (`m/*`) — and, when `linked` (the workbook's folders are linked into the scratch
+/// workspace, [`link_members`]), the workbook's own members too, at the paths the
+/// workbook has them; otherwise the workbook's crates are found by absolute paths.
+fn scratch_manifest(root: &Path, linked: bool) -> Result<String> {
     let path = root.join("Cargo.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
     let mut manifest: toml::Table =
         toml::from_str(&text).map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
     let workspace = (manifest.get_mut("workspace").and_then(|w| w.as_table_mut()))
         .ok_or_else(|| Error::input(format!("{} has no [workspace]", path.display())))?;
-    workspace.insert("members".into(), toml::Value::Array(vec!["m/*".into()]));
+    let mut members = vec![toml::Value::from("m/*")];
+    if linked {
+        members.extend(workspace_members(root)?.into_iter().map(toml::Value::from));
+    } else {
+        absolute_paths(workspace.get_mut("dependencies"), root);
+    }
+    workspace.insert("members".into(), toml::Value::Array(members));
     workspace.remove("default-members");
-    absolute_paths(workspace.get_mut("dependencies"), root);
     toml::to_string(&manifest).map_err(|e| Error::input(e.to_string()))
+}
+
+/// The member globs of the workbook's workspace.
+fn workspace_members(root: &Path) -> Result<Vec<String>> {
+    let path = root.join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
+    let manifest: toml::Table =
+        toml::from_str(&text).map_err(|e| Error::input(format!("{}: {e}", path.display())))?;
+    let members = manifest
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(|m| m.as_array())
+        .map(|m| {
+            m.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        });
+    Ok(members.unwrap_or_default())
+}
+
+/// Links the scratch workspace's `<folder>` to the workbook's for every top folder of the
+/// workbook's members (`crates`, `labs`, `solutions`), so that the scratch workspace
+/// holds the workbook's crates at the paths the workbook does. Cargo names the build of
+/// a workspace member by its path inside the workspace: linked, the harnesses, the kit
+/// and the simulators the workbook's own build made are this workspace's builds too, and
+/// only the entries compile. False where a link cannot be made (a Windows account
+/// without the right to make them): then the scratch workspace builds them once more.
+fn link_members(root: &Path, ws: &Path) -> bool {
+    let Ok(members) = workspace_members(root) else {
+        return false;
+    };
+    let mut folders: Vec<&str> = (members.iter())
+        .filter_map(|m| m.split('/').next())
+        .collect();
+    folders.sort();
+    folders.dedup();
+    folders.iter().all(|folder| {
+        let (link, to) = (ws.join(folder), root.join(folder));
+        if std::fs::read_link(&link).is_ok_and(|at| at == to) {
+            return true;
+        }
+        let _ = std::fs::remove_file(&link);
+        #[cfg(unix)]
+        let made = std::os::unix::fs::symlink(&to, &link);
+        #[cfg(windows)]
+        let made = std::os::windows::fs::symlink_dir(&to, &link);
+        made.is_ok()
+    })
+}
+
+/// `manifest` (an entry's, its dependencies by absolute paths into the workbook at
+/// `root`) with those paths through the scratch workspace `ws`'s links instead.
+fn through_links(manifest: &str, root: &Path, ws: &Path) -> String {
+    let Ok(mut table) = toml::from_str::<toml::Table>(manifest) else {
+        return manifest.to_string();
+    };
+    for deps in ["dependencies", "dev-dependencies"] {
+        let Some(deps) = table.get_mut(deps).and_then(|d| d.as_table_mut()) else {
+            continue;
+        };
+        for (_, dep) in deps.iter_mut() {
+            let Some(dep) = dep.as_table_mut() else {
+                continue;
+            };
+            let linked = (dep.get("path").and_then(|p| p.as_str()))
+                .and_then(|p| Path::new(p).strip_prefix(root).ok())
+                .map(|rel| ws.join(rel).display().to_string());
+            if let Some(linked) = linked {
+                dep.insert("path".into(), linked.into());
+            }
+        }
+    }
+    toml::to_string(&table).unwrap_or_else(|_| manifest.to_string())
 }
 
 /// One entry's graded run, judged.
@@ -348,12 +429,19 @@ pub fn build_and_run(
 ) -> Result<EditedRuns> {
     let ws = root.join("target").join(scratch);
     let _ = std::fs::remove_dir_all(ws.join("m"));
-    let manifest = workspace_manifest(root)?;
+    std::fs::create_dir_all(&ws).map_err(|e| Error::writing(&ws, e))?;
+    let linked = link_members(root, &ws);
+    let manifest = scratch_manifest(root, linked)?;
     write(&ws.join("Cargo.toml"), &manifest).map_err(Error::input)?;
     let _ = std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock"));
     for p in packages {
-        write_edited(&p.lab, &p.package, &p.files, &ws.join("m").join(&p.package))
-            .map_err(Error::input)?;
+        let dir = ws.join("m").join(&p.package);
+        write_edited(&p.lab, &p.package, &p.files, &dir).map_err(Error::input)?;
+        if linked {
+            let path = dir.join("Cargo.toml");
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
+            write(&path, &through_links(&text, root, &ws)).map_err(Error::input)?;
+        }
     }
     let names: Vec<&str> = packages.iter().map(|p| p.package.as_str()).collect();
     let started = Instant::now();
