@@ -10,13 +10,15 @@ mod common;
 use common::{labs, repo as root};
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::OnceLock;
 use std::time::Duration;
 use workbook::blob::file_blob;
+use workbook::grade::build::{Artifact, BuildEnv, Built, build};
 use workbook::grade::run::{GradedSuite, LabRun, RunEnv, SuiteRun, build_and_run};
 use workbook::grade::{Note, TestOutcome};
 use workbook::meta::Lab;
 use workbook::pages::generated_pages;
-use workbook::process::{self, Finished, Job, cargo};
+use workbook::process::{self, Finished, Job};
 use workbook::settings::Settings;
 
 /// Collects every problem of every lab, so one run shows them all.
@@ -24,10 +26,54 @@ fn report(problems: Vec<String>) {
     assert!(problems.is_empty(), "\n{}\n", problems.join("\n\n"));
 }
 
-fn cargo_in_root(args: &[&str], limit: u64) -> Finished {
-    let mut command = cargo();
+/// Every lab binary, built once for the tests that run them (in one cargo run).
+fn lab_binaries() -> &'static Built {
+    static BUILT: OnceLock<Built> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let every_lab = workbook::meta::load_labs(&root()).unwrap().labs;
+        let packages: Vec<&str> = every_lab.iter().map(|l| l.meta.package.as_str()).collect();
+        let limit = Duration::from_secs(1800);
+        build(
+            &root(),
+            &packages,
+            Artifact::LabBinary,
+            &BuildEnv::default(),
+            limit,
+        )
+        .expect("cargo starts")
+    })
+}
+
+/// Runs `lab`'s binary with `args` in the workbook's root, within its time limit.
+fn run_lab(lab: &Lab, args: &[&str]) -> Result<Finished, String> {
+    let exe = lab_binaries()
+        .executable(&lab.meta.package)
+        .map_err(|problem| format!("the lab binary does not build: {problem:?}"))?;
+    let mut command = std::process::Command::new(exe);
     command.args(args);
-    process::run(Job::new(command, Duration::from_secs(limit)), &root()).expect("cargo starts")
+    let limit = Duration::from_secs(lab.meta.time_limit_secs);
+    Ok(process::run(Job::new(command, limit), &root()).expect("the lab binary starts"))
+}
+
+/// `each` of `labs`, as many at once as there are cores, in the labs' order.
+fn for_labs<R: Send>(labs: &[Lab], each: impl Fn(&Lab) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workbook::grade::run::cores() {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(lab) = labs.get(i) else { break };
+                    let result = each(lab);
+                    done.lock().unwrap().push((i, result));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap();
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 fn graded_test_names(lab: &Lab) -> Vec<String> {
@@ -204,32 +250,22 @@ fn published_hashes_match_the_files() {
 
 #[test]
 fn every_observed_verdict_equals_its_answer_key() {
-    let mut problems = Vec::new();
-    for lab in labs() {
-        let m = &lab.meta;
-        let run = cargo_in_root(
-            &["run", "-q", "-p", &m.package, "--", "observe", "--json"],
-            m.time_limit_secs,
-        );
-        if !run.success() {
-            problems.push(format!(
-                "lab {}: the observe run failed:\n{}",
-                m.number, run.stderr
-            ));
-            continue;
-        }
-        let report: labkit::Report = match serde_json::from_str(run.stdout.trim()) {
-            Ok(r) => r,
-            Err(e) => {
-                problems.push(format!("lab {}: the report is not JSON ({e})", m.number));
-                continue;
-            }
+    let labs = labs();
+    let problems = for_labs(&labs, |lab| {
+        let n = &lab.meta.number;
+        let run = match run_lab(lab, &["observe", "--json"]) {
+            Ok(run) if run.success() => run,
+            Ok(run) => return vec![format!("lab {n}: the observe run failed:\n{}", run.stderr)],
+            Err(problem) => return vec![format!("lab {n}: {problem}")],
         };
-        // The same questions as lab.toml, word for word, in its order, each once; and
-        // every answer as the key says.
-        problems.extend(workbook::observed::report_problems(&lab, &report));
-    }
-    report(problems);
+        match serde_json::from_str::<labkit::Report>(run.stdout.trim()) {
+            // The same questions as lab.toml, word for word, in its order, each once;
+            // and every answer as the key says.
+            Ok(report) => workbook::observed::report_problems(lab, &report),
+            Err(e) => vec![format!("lab {n}: the report is not JSON ({e})")],
+        }
+    });
+    report(problems.into_iter().flatten().collect());
 }
 
 #[test]
@@ -359,26 +395,15 @@ fn figures_and_generated_pages_are_current() {
             ));
         }
     }
-    let figures = root.join("book/src/figures");
-    for lab in &labs {
-        let dir = figures.to_string_lossy().into_owned();
-        let run = cargo_in_root(
-            &[
-                "run",
-                "-q",
-                "-p",
-                &lab.meta.package,
-                "--",
-                "figures",
-                &dir,
-                "--check",
-            ],
-            lab.meta.time_limit_secs,
-        );
-        if !run.success() {
-            problems.push(format!("lab {}: {}", lab.meta.number, run.stderr.trim()));
+    let figures = root.join("book/src/figures").to_string_lossy().into_owned();
+    let checked = for_labs(&labs, |lab| {
+        match run_lab(lab, &["figures", &figures, "--check"]) {
+            Ok(run) if run.success() => None,
+            Ok(run) => Some(format!("lab {}: {}", lab.meta.number, run.stderr.trim())),
+            Err(problem) => Some(format!("lab {}: {problem}", lab.meta.number)),
         }
-    }
+    });
+    problems.extend(checked.into_iter().flatten());
     report(problems);
 }
 
