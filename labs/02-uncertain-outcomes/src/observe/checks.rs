@@ -2,14 +2,13 @@
 //! recorded: one schedule by its faults (in the order they happened), or all of them.
 
 use super::{
-    CHARGE_LANDS_LATE, COMMIT_LANDS_LATE, COMMIT_NOT_APPLIED, CRASH_AFTER_CHARGE,
-    CRASH_AFTER_COMMIT, Explored, Runs, named_receipt, receipts,
+    COMMIT_LANDS_LATE, COMMIT_NOT_APPLIED, CRASH_AFTER_CHARGE, CRASH_AFTER_COMMIT, Explored, Runs,
+    named_receipt, receipts,
 };
 use labkit::Observation;
 
 pub(super) fn checks(obs: &mut Observation, runs: &Runs) {
     late_commits(obs, &runs.naive);
-    late_charges(obs, &runs.naive);
     keyed(obs, &runs.keyed_next_day);
 }
 
@@ -19,20 +18,6 @@ fn late_commits(obs: &mut Observation, naive: &Explored) {
     obs.ask(
         "The first commit ends DEADLINE_EXCEEDED and is applied later, and the next process crashes right after its charge. Does the settlement row name S1's first receipt?",
         named_receipt(crashed) == Some(1),
-    );
-    let late = naive.with_faults(&[COMMIT_LANDS_LATE]);
-    obs.ask(
-        "In the schedule whose only fault is a first commit that ends DEADLINE_EXCEEDED and is applied later, does the naive callback run more than twice?",
-        late.callback_runs > 2,
-    );
-}
-
-/// A charge that lands later.
-fn late_charges(obs: &mut Observation, naive: &Explored) {
-    let late_charge = naive.with_faults(&[CHARGE_LANDS_LATE]);
-    obs.ask(
-        "In the schedule whose only fault is a charge that times out and lands later, does the settlement row name S1's first receipt?",
-        named_receipt(late_charge) == Some(1),
     );
 }
 

@@ -1,6 +1,6 @@
 //! The multiple-choice questions, answered from the observe phase's records.
 
-use super::{ABORTED, COMMIT_LANDS_LATE, Runs, named_receipt};
+use super::{ABORTED, CHARGE_LANDS_LATE, COMMIT_LANDS_LATE, Runs, named_receipt};
 use labkit::Observation;
 
 pub(super) fn questions(obs: &mut Observation, runs: &Runs) {
@@ -8,6 +8,8 @@ pub(super) fn questions(obs: &mut Observation, runs: &Runs) {
     survivors(obs, runs);
     keyed_next_day(obs, runs);
     late_commit_twice(obs, runs);
+    late_commit_alone(obs, runs);
+    late_charge_alone(obs, runs);
 }
 
 /// ABORTED, then the runner's second commit is applied later.
@@ -88,6 +90,46 @@ fn late_commit_twice(obs: &mut Observation, runs: &Runs) {
         format!(
             "the row at each DEADLINE_EXCEEDED: {:?}",
             facts.row_when_deadline_exceeded
+        ),
+    );
+}
+
+/// A first commit applied later, the schedule's only fault.
+fn late_commit_alone(obs: &mut Observation, runs: &Runs) {
+    let facts = runs.naive.with_faults(&[COMMIT_LANDS_LATE]);
+    let answer = match (facts.callback_runs, facts.receipts.len()) {
+        (3, 2) => "a",
+        (2, 2) => "b",
+        (3, 3) => "c",
+        (2, 1) => "d",
+        _ => "?",
+    };
+    obs.choose("Without a key, in the schedule whose only fault is a first commit that ends DEADLINE_EXCEEDED and is applied later, how many times does the naive callback run, and how many receipts does S1 end with?",
+        answer,
+        format!(
+            "the callback ran {} times; receipts {}",
+            facts.callback_runs,
+            facts.receipts.join(", ")
+        ),
+    );
+}
+
+/// A charge applied later, the schedule's only fault.
+fn late_charge_alone(obs: &mut Observation, runs: &Runs) {
+    let facts = runs.naive.with_faults(&[CHARGE_LANDS_LATE]);
+    let answer = match (facts.receipts.len(), named_receipt(facts)) {
+        (1, Some(1)) => "a",
+        (2, Some(1)) => "b",
+        (3, Some(3)) => "c",
+        (2, Some(2)) => "d",
+        _ => "?",
+    };
+    obs.choose("Without a key, in the schedule whose only fault is a charge that times out and is applied later, how many receipts does S1 end with, and which does its row name?",
+        answer,
+        format!(
+            "receipts {}; the row names {:?}",
+            facts.receipts.join(", "),
+            facts.row_receipt
         ),
     );
 }

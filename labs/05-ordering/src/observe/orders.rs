@@ -51,13 +51,48 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         "With one key for the bank, does every explored pull of the listing hand out B#1 before A#2?",
         bank.iter().all(|o| before(o, "B#1", "A#2")),
     );
-    obs.ask(
-        "With one key per account, does every explored pull of the listing hand out A#1 first?",
-        accounts
-            .iter()
-            .all(|o| o.first().is_some_and(|l| l == "A#1")),
+    let publish_order = "A#1, B#1, A#2, B#2";
+    let listed =
+        |orders: &BTreeSet<Order>| -> Vec<String> { orders.iter().map(|o| o.join(", ")).collect() };
+    // Each question's options, as the set of orders the pulls handed out.
+    let which = |orders: &BTreeSet<Order>, options: [(&'static str, &[&str]); 4]| {
+        let mut got = listed(orders);
+        got.sort();
+        options
+            .into_iter()
+            .find(|(_, o)| {
+                let mut want: Vec<String> = o.iter().map(|s| s.to_string()).collect();
+                want.sort();
+                want == got
+            })
+            .map_or("?", |(letter, _)| letter)
+    };
+    obs.choose(
+        "With one key per account, which orders do the explored pulls of the listing hand out?",
+        which(
+            &accounts,
+            [
+                ("a", &[publish_order]),
+                ("b", &[publish_order, "B#2, B#1, A#2, A#1"]),
+                ("c", &[publish_order, "B#1, A#1, B#2, A#2"]),
+                ("d", &[publish_order, "B#1, B#2, A#1, A#2"]),
+            ],
+        ),
+        format!("orders: {}", listed(&accounts).join(" | ")),
     );
-    obs.ask("With ordering disabled on the subscription, does some explored pull of the listing hand out A#2 before A#1?", unordered.iter().any(|o| before(o, "A#2", "A#1")));
+    obs.choose(
+        "With ordering disabled on the subscription and one key per account, which orders do the explored pulls of the listing hand out?",
+        which(
+            &unordered,
+            [
+                ("a", &[publish_order, "B#1, B#2, A#1, A#2"]),
+                ("b", &[publish_order, "B#2, A#2, B#1, A#1"]),
+                ("c", &[publish_order, "B#2, B#1, A#2, A#1"]),
+                ("d", &[publish_order]),
+            ],
+        ),
+        format!("orders: {}", listed(&unordered).join(" | ")),
+    );
     let list =
         |orders: &BTreeSet<Order>| -> Vec<String> { orders.iter().map(|o| o.join(", ")).collect() };
     vec![
