@@ -113,21 +113,8 @@ fn how_many_debits(obs: &mut Observation) {
     );
 }
 
-pub(super) fn observe(obs: &mut Observation) -> Summary {
-    let without = explored(Retention::Nothing, 0);
-    let with = explored(Retention::Subscription, 0);
-    let most = |runs: &[(Vec<String>, bool)]| runs.iter().map(|r| r.0.len()).max();
-    let stale: Vec<usize> = (with.iter().filter(|(_, saw)| !saw))
-        .map(|(debits, _)| debits.len())
-        .collect();
-    let skip = explored(Retention::Nothing, 25);
-    obs.ask("Neither billing nor the topic retains acknowledged messages, and the operator seeks to t = 25 instead of t = 0. Does some explored schedule of the seek listing end with more than three debits?", most(&skip) > Some(3));
-    let fault_free = |retention| seek_and_debit(&mut Sim::fault_free(), retention, 0).0.len();
-    let nominal = fault_free(Retention::Subscription);
-    obs.ask("billing retains acknowledged messages. In a schedule where the first pull after the seek still sees the state before it, does the run end with as many debits as the schedule without a fault?", !stale.is_empty() && stale.iter().all(|n| *n == nominal));
-    let purged = purge_then_pull();
-    obs.ask("The consumer of the seek listing debits P1, P2 and P3 and stops before acknowledging them; the operator seeks billing to t = 30 and a new consumer starts pulling. Is some payment debited a second time in some explored schedule?", purged.iter().any(|n| *n > 3));
-    let from_snapshot = seek_to_snapshot();
+/// A snapshot taken after P1, a seek to it: which payments are debited again.
+fn snapshot_taken_after_p1(obs: &mut Observation) -> [usize; 3] {
     let debits = snapshot_before_p2_and_p3();
     let again: Vec<&str> = (["P1", "P2", "P3"].into_iter().zip(debits))
         .filter(|(_, n)| *n > 1)
@@ -144,6 +131,25 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         answer,
         format!("debits of P1, P2 and P3: {debits:?}"),
     );
+    debits
+}
+
+pub(super) fn observe(obs: &mut Observation) -> Summary {
+    let without = explored(Retention::Nothing, 0);
+    let with = explored(Retention::Subscription, 0);
+    let most = |runs: &[(Vec<String>, bool)]| runs.iter().map(|r| r.0.len()).max();
+    let stale: Vec<usize> = (with.iter().filter(|(_, saw)| !saw))
+        .map(|(debits, _)| debits.len())
+        .collect();
+    let skip = explored(Retention::Nothing, 25);
+    obs.ask("Neither billing nor the topic retains acknowledged messages, and the operator seeks to t = 25 instead of t = 0. Does some explored schedule of the seek listing end with more than three debits?", most(&skip) > Some(3));
+    let fault_free = |retention| seek_and_debit(&mut Sim::fault_free(), retention, 0).0.len();
+    let nominal = fault_free(Retention::Subscription);
+    obs.ask("billing retains acknowledged messages. In a schedule where the first pull after the seek still sees the state before it, does the run end with as many debits as the schedule without a fault?", !stale.is_empty() && stale.iter().all(|n| *n == nominal));
+    let purged = purge_then_pull();
+    obs.ask("The consumer of the seek listing debits P1, P2 and P3 and stops before acknowledging them; the operator seeks billing to t = 30 and a new consumer starts pulling. Is some payment debited a second time in some explored schedule?", purged.iter().any(|n| *n > 3));
+    let from_snapshot = seek_to_snapshot();
+    let debits = snapshot_taken_after_p1(obs);
     how_many_debits(obs);
     let largest = most(&with).unwrap_or(0);
     vec![
