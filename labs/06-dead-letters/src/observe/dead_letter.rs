@@ -115,9 +115,8 @@ fn deliveries(grants: &[Grant]) -> BTreeSet<u32> {
     seen
 }
 
-pub(super) fn observe(obs: &mut Observation) -> Summary {
+pub(super) fn observe(_obs: &mut Observation) -> Summary {
     let operator_only = attempts_before_forwarding(&operator_grants(), 5);
-    obs.ask("The operator, who holds roles/owner on the project, grants roles/pubsub.publisher on orders-dead and roles/pubsub.subscriber on fulfilment to their own account. Does poison, as listed, return Some in some explored schedule?", operator_only.iter().any(|o| o.is_some()));
     let ten: Vec<u32> = attempts_before_forwarding(&agent_grants(), 10)
         .into_iter()
         .flatten()

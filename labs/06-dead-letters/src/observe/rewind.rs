@@ -73,14 +73,14 @@ pub(super) fn seek_to_snapshot() -> usize {
 
 /// A snapshot of `billing` right after P1 is published, before P2 and P3 are; the
 /// consumer debits and acks all three; the operator seeks `billing` to the snapshot.
-/// Without a fault: how many times P3 was debited.
-pub(super) fn snapshot_before_p2_and_p3() -> usize {
+/// Without a fault: how many times P1, P2 and P3 were debited.
+pub(super) fn snapshot_before_p2_and_p3() -> [usize; 3] {
     let mut sim = Sim::fault_free();
     let mut broker = Broker::new();
     broker.create_topic("payments").expect("topic");
     let config = SubscriptionConfig::new("billing", "payments");
     broker.create_subscription(config).expect("subscription");
-    let mut p3_debits = 0;
+    let mut debits = [0; 3];
     for payment in ["P1 10", "P2 20", "P3 30"] {
         broker
             .publish(&mut sim, "payments", PubsubMessage::new(payment))
@@ -95,7 +95,9 @@ pub(super) fn snapshot_before_p2_and_p3() -> usize {
     let mut pull = |sim: &mut Sim, broker: &mut Broker| {
         let batch = broker.pull(sim, "billing", 10).expect("pull");
         for received in &batch {
-            p3_debits += usize::from(received.message.data.starts_with("P3"));
+            for (count, name) in debits.iter_mut().zip(["P1", "P2", "P3"]) {
+                *count += usize::from(received.message.data.starts_with(name));
+            }
             let ids = [received.ack_id.clone()];
             broker.acknowledge(sim, "billing", &ids).expect("ack");
         }
@@ -106,5 +108,5 @@ pub(super) fn snapshot_before_p2_and_p3() -> usize {
     pull(&mut sim, &mut broker);
     broker.advance(&mut sim, 60);
     pull(&mut sim, &mut broker);
-    p3_debits
+    debits
 }

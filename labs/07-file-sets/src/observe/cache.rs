@@ -149,7 +149,7 @@ pub fn origin_and_cache_at_30(obs: &mut Observation, facts: &mut Facts) {
 /// 6. An uploader with roles/storage.objectCreator tries to replace the manifest,
 ///    creates a new run's file, lists it, and tries to delete it. Then the same upload
 ///    of the manifest once the publisher has deleted it.
-pub fn creator_and_listing(obs: &mut Observation, facts: &mut Facts) {
+pub fn uploader_steps(obs: &mut Observation, facts: &mut Facts) {
     let mut s = store();
     put(&mut s, PUBLISHER_A, "manifest.json", b"run-1".to_vec());
     let fix = || Upload::new("hand-fixed");
@@ -165,11 +165,11 @@ pub fn creator_and_listing(obs: &mut Observation, facts: &mut Facts) {
     v.delete(PUBLISHER_A, BUCKET, "manifest.json", any).ok();
     let into_the_gap = v.insert(CREATOR, BUCKET, "manifest.json", fix());
     obs.ask(
-        "In `creator_and_listing`, the publisher deletes the manifest just before the uploader's upload of it. Does that upload then succeed?",
+        "In `uploader_steps`, the publisher deletes the manifest just before the uploader's upload of it. Does that upload then succeed?",
         into_the_gap.is_ok(),
     );
     obs.ask(
-        "In `creator_and_listing`, does the uploader's list show the new file?",
+        "In `uploader_steps`, does the uploader's list show the new file?",
         listed == Ok(1),
     );
     facts.insert(

@@ -83,9 +83,9 @@ pub fn run() -> Report {
     sets::reversed_uploads(&mut facts);
     cache::public_cache(&mut facts);
     cache::cache_variations(&mut obs, &mut facts);
-    cache::creator_and_listing(&mut obs, &mut facts);
+    cache::uploader_steps(&mut obs, &mut facts);
     cache::second_replacement(&mut facts);
-    reads::conditional_reads(&mut obs, &mut facts);
+    reads::conditional_reads(&mut facts);
     // Variations asked as multiple-choice questions.
     objects::race_then_batch(&mut obs, &mut facts);
     reads::metageneration_after_replacement(&mut obs, &mut facts);
