@@ -11,8 +11,8 @@ mod reports;
 pub use reports::{check_abandoned, check_report, check_reports};
 
 use crate::world::{
-    ANALYST, Actor, CONSUMER, DATA, MANIFEST, Manifest, PUBLISHER, RELEASES, RESTATEMENTS, World,
-    Write, dataset, run_tag,
+    ANALYST, Actor, CONSUMER, DATA, FileRef, MANIFEST, Manifest, PUBLISHER, RELEASES, RESTATEMENTS,
+    World, Write, dataset, run_tag,
 };
 use labkit::fault::{Verdict, Violation};
 
@@ -78,12 +78,29 @@ fn manifest_changed(world: &mut World, write: Write) {
     }
 }
 
-/// Whether the restatement job (whose access is not the learner's to change) wrote
-/// `name`: damage it did is not the publisher's.
-fn restated(world: &World, name: &str) -> bool {
+/// Whether the restatement job (whose access is not the learner's to change) replaced
+/// `file`: damage it did is not the publisher's. A generation of its own that the
+/// manifest names is no damage: the publisher chose to accept it.
+fn restated(world: &World, file: &FileRef) -> bool {
     world.store.audit().iter().any(|e| {
-        e.principal == RESTATEMENTS && e.bucket == DATA && e.name == name && e.status == 200
+        e.principal == RESTATEMENTS
+            && e.bucket == DATA
+            && e.name == file.name
+            && e.status == 200
+            && (file.generation.is_none() || e.generation != file.generation)
     })
+}
+
+/// Who wrote `name`'s `generation`, as the audit trail says.
+fn writer(world: &World, name: &str, generation: i64) -> Option<String> {
+    let audit = world.store.audit();
+    let insert = audit.iter().find(|e| {
+        e.method == "objects.insert"
+            && e.status == 200
+            && e.name == name
+            && e.generation == Some(generation)
+    })?;
+    Some(insert.principal.clone())
 }
 
 /// The manifest must name a known run, and each file it names must exist with exactly
@@ -124,29 +141,49 @@ pub fn check_manifest(world: &World) -> Verdict {
         (&manifest.positions, data.positions_csv()),
     ];
     for (file, expected) in files {
-        let found = world.origin(DATA, &file.name, file.generation);
-        let problem = match &found {
-            None => "does not exist".to_string(),
-            Some((_, bytes)) if *bytes != expected => {
-                let tag = run_tag(bytes).unwrap_or_default();
-                format!("holds other content (tagged `{tag}`)")
-            }
-            _ => continue,
-        };
-        if restated(world, &file.name) {
+        let Some((problem, rule)) = file_problem(world, file, &expected) else {
             continue;
-        }
+        };
         let at = file.generation.map(|g| format!("#{g}")).unwrap_or_default();
         return Err(Violation::new(
             "the manifest never points at missing or different data",
             &[
-                format!("Let the manifest accept {} with file {}{at}.", manifest.run, file.name),
+                format!(
+                    "Let the manifest accept {} with file {}{at}.",
+                    manifest.run, file.name
+                ),
                 format!("Then that file {problem}."),
-                "Contradiction: an accepted set must stay complete and exactly as validated, at every moment. Never replace or delete what the manifest names.".into(),
+                format!(
+                    "Contradiction: an accepted set must stay complete and exactly as validated, at every moment. {rule}"
+                ),
             ],
         ));
     }
     Ok(())
+}
+
+/// What is wrong with `file` as the manifest names it, and the rule it breaks, unless it
+/// holds `expected` or the restatement job replaced it.
+fn file_problem(world: &World, file: &FileRef, expected: &[u8]) -> Option<(String, &'static str)> {
+    let never_replace = "Never replace or delete what the manifest names.";
+    let problem = match world.origin(DATA, &file.name, file.generation) {
+        None => ("does not exist".to_string(), never_replace),
+        Some((_, bytes)) if bytes == expected => return None,
+        Some((meta, bytes)) => {
+            let tag = run_tag(&bytes).unwrap_or_default();
+            match writer(world, &file.name, meta.generation) {
+                Some(w) if w != PUBLISHER => (
+                    format!("holds other content (tagged `{tag}`), written by {w}"),
+                    "A name the run did not get to create first is not the run's file: an object already there is yours only if its bytes are the ones you meant to write.",
+                ),
+                _ => (
+                    format!("holds other content (tagged `{tag}`)"),
+                    never_replace,
+                ),
+            }
+        }
+    };
+    (!restated(world, file)).then_some(problem)
 }
 
 /// Only the publisher's identity ever changed the manifest.

@@ -7,10 +7,13 @@ mod peers;
 pub use actors::{run_abandon, run_consumer, run_publisher};
 
 use crate::invariants::{check_abandoned, check_all, check_manifest, on_write};
-use crate::world::{Dataset, Error, FileRef, Gcs, RUN_1, RUN_2, RUN_3, Report, World, dataset};
+use crate::world::{
+    DATA, Dataset, Error, FileRef, Gcs, PUBLISHER, RUN_1, RUN_2, RUN_3, Report, World, dataset,
+};
 use labkit::fault::{self, Exploration, Replay, Scope, Sim, Token, Verdict, Violation};
 use peers::{
-    AnalystEdits, ConsumerHousekeeping, ConsumerRuns, PublicationRuns, Restatement, leave_notes,
+    AnalystEdits, ConsumerHousekeeping, ConsumerRuns, PublicationRuns, Restatement,
+    STAGED_ACCOUNTS, StagedAccounts, leave_notes,
 };
 use sim_storage::Role;
 
@@ -27,8 +30,9 @@ pub struct Protocol {
 /// Which actor runs first, and which others may be switched in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scenario {
-    /// The publisher publishes run-2 (and restarts after a crash); a consumer run may
-    /// happen before any of its requests.
+    /// The publisher publishes run-2 (and restarts after a crash); before any of its
+    /// requests a consumer may run, or the restatement job may stage its own accounts
+    /// file under run-2's accounts name (only if the name is free).
     Publish,
     /// A consumer runs; before any of its requests, a whole publication attempt of
     /// run-2 may happen, or the restatement job may rewrite the accepted positions.
@@ -81,7 +85,10 @@ pub fn run_scenario(yours: Protocol, sim: &mut Sim, scenario: Scenario) -> Verdi
         })
     };
     match scenario {
-        Scenario::Publish => world.peers.push(Box::new(ConsumerRuns(yours))),
+        Scenario::Publish => {
+            world.peers.push(Box::new(ConsumerRuns(yours)));
+            world.peers.push(Box::new(StagedAccounts));
+        }
         Scenario::Analyst => {
             world.peers.push(Box::new(AnalystEdits));
             world.peers.push(Box::new(ConsumerHousekeeping));
@@ -185,9 +192,11 @@ fn finish(yours: Protocol, world: &mut World) -> Verdict {
         let run = world.manifest().map(|m| m.run);
         run.and_then(|r| dataset(&r)).map_or(0, |d| d.sequence) > second.sequence
     };
-    match run_publisher(yours, world, &second) {
-        Ok(()) => {}
-        Err(Error::Rejected(_)) if later_accepted(world) => {}
+    let refused = match run_publisher(yours, world, &second) {
+        Ok(()) => false,
+        Err(Error::Rejected(_)) if later_accepted(world) => false,
+        // Another writer's object holds run-2's name: refusing is the safe answer.
+        Err(Error::Rejected(_)) if staged_by_another(world) => true,
         Err(e) => return Err(earliest(world, Violation::new(
             "publish is safe to call again",
             &[
@@ -196,13 +205,13 @@ fn finish(yours: Protocol, world: &mut World) -> Verdict {
                 "Contradiction: calling publish again must finish or confirm the run: a file already uploaded with the same content is the publisher's own earlier write, not a conflict.".into(),
             ],
         ))),
-    }
+    };
     let reports = world.reports.len();
     run_consumer(yours, world);
     check_all(world)?;
     let accepted = world.manifest().map(|m| m.run).unwrap_or_default();
     let reported = world.reports.get(reports).map(|r| r.run.clone());
-    if accepted != RUN_1 && reported.as_deref() == Some(accepted.as_str()) {
+    if (refused || accepted != RUN_1) && reported.as_deref() == Some(accepted.as_str()) {
         return Ok(());
     }
     Err(earliest(world, Violation::new(
@@ -216,6 +225,21 @@ fn finish(yours: Protocol, world: &mut World) -> Verdict {
             "Contradiction: once a publication returns, the next consumer must report the run the manifest accepts, and that run is not run-1 any more.".into(),
         ],
     )))
+}
+
+/// Whether the live object at run-2's accounts name was written by someone other than the
+/// publisher (the restatement job's staged file): run-2 cannot be published under it.
+fn staged_by_another(world: &World) -> bool {
+    let Some(live) = world.live_generation(DATA, STAGED_ACCOUNTS) else {
+        return false;
+    };
+    world.store.audit().iter().any(|e| {
+        e.method == "objects.insert"
+            && e.status == 200
+            && e.name == STAGED_ACCOUNTS
+            && e.generation == Some(live)
+            && e.principal != PUBLISHER
+    })
 }
 
 /// The violation to report: the first one a write broke, if any, else `violation`.

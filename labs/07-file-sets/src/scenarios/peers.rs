@@ -1,6 +1,6 @@
 //! The actors a switch may run in the middle of another's attempt: a consumer, another
 //! publication attempt, the analyst, the consumer's housekeeping job, and the
-//! restatement job that shares the bucket.
+//! restatement job that shares the bucket (it restates positions, or stages a file).
 
 use super::Protocol;
 use super::actors::{run_consumer, run_publisher_in};
@@ -130,6 +130,30 @@ impl Peer for Restatement {
         let _ = gcs.insert(DATA, &restated.0, Upload::new(restated.1.positions_csv()));
     }
 }
+
+/// The restatement job stages its corrected accounts for tonight's run: run-2's accounts
+/// with the owners' full names, under the name the chapter gives run-2's accounts file.
+/// It creates the object only if the name is free, so it never replaces anyone's file;
+/// the bytes are not the publisher's, though the rows and the run tag look the same.
+pub struct StagedAccounts;
+
+impl Peer for StagedAccounts {
+    fn label(&self) -> &'static str {
+        "the restatement job stages run-2's accounts now"
+    }
+    fn run(self: Box<Self>, world: &mut World) {
+        let staged = format!(
+            "# run={RUN_2}\naccount,owner\nA1,Ada Lovelace\nA2,Grace Hopper\nA3,Edsger Dijkstra\n"
+        );
+        let create = Upload::new(staged).if_generation_match(0);
+        let _ = world
+            .gcs(Actor::Restatements)
+            .insert(DATA, STAGED_ACCOUNTS, create);
+    }
+}
+
+/// The name the restatement job stages run-2's accounts under.
+pub const STAGED_ACCOUNTS: &str = "runs/run-2/accounts.csv";
 
 /// Where the restatement job keeps its notes: under the prefix the chapter gives run-2's
 /// files, before run-2 exists. Nothing the publisher wrote.
