@@ -129,7 +129,10 @@ fn pages(wb: &Workbook, check: bool) -> Result<Vec<String>> {
             if std::fs::read_to_string(&path).unwrap_or_default() == text {
                 continue;
             }
-            let said = format!("{} is out of date", wb.shown(&path));
+            let said = match check {
+                true => format!("{} is out of date", wb.shown(&path)),
+                false => format!("{} (was out of date)", wb.shown(&path)),
+            };
             if !stale.contains(&said) {
                 stale.push(said);
             }
