@@ -87,7 +87,7 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         deliveries_when_held_25_s(true),
     );
     obs.ask(
-        "Variation: a callback holds A#1 for 25 s against the 10 s deadline, then acks it; the subscription has no exactly-once delivery. Through a high-level client with its default lease management, is A#1 delivered only once?",
+        "Variation, in a run without faults: a callback holds A#1 for 25 s against the 10 s deadline, then acks it; the subscription has no exactly-once delivery. Through a high-level client with its default lease management, is A#1 delivered only once?",
         managed == 1,
     );
     let exactly_once = exactly_once_runs(1);
