@@ -412,16 +412,29 @@ mod platform {
             let _ = writeln!(stdin, "{input}");
         }
         let child_pid = Pid::from_raw(child.id() as i32);
+        static CUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
         thread::spawn(move || {
             // The lifeline: end-of-file means the CLI is gone, so everything goes: the
-            // child first (in case it left the group), then the group, the guard with it.
+            // child first (in case it left the group), whatever it orphaned, then the
+            // group, the guard with it. The guard lives until then (see below): were it
+            // to end first, what the child orphaned would go to init, out of reach.
             let mut rest = Vec::new();
             let _ = std::io::stdin().read_to_end(&mut rest);
+            CUT.store(true, std::sync::atomic::Ordering::SeqCst);
             let _ = nix::sys::signal::kill(child_pid, Signal::SIGKILL);
             end_escaped_descendants();
             let _ = killpg(nix::unistd::getpgrp(), Signal::SIGKILL);
         });
-        let status = match child.wait() {
+        let status = child.wait();
+        if CUT.load(std::sync::atomic::Ordering::SeqCst) {
+            // The lifeline thread is ending everything, this guard last; the child may
+            // have been reaped there (then `wait` failed), and its orphans are still to
+            // be ended.
+            loop {
+                thread::park();
+            }
+        }
+        let status = match status {
             Ok(status) => status,
             Err(_) => return std::process::ExitCode::from(125),
         };
