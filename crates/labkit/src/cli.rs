@@ -30,8 +30,11 @@ pub type ReplayFn<L> = fn(L, &Token) -> Replay;
 /// What a lab binary offers. `L` is the learner's code as the lab's harness takes it (a
 /// struct of the learner's functions): the binary hands it to every replay and figure.
 pub struct LabBinary<L: Copy + 'static> {
+    /// The learner's code, handed to every replay and figure.
     pub learner: L,
+    /// Runs the lab's observe phase and returns its report.
     pub observe: fn() -> Report,
+    /// The scenarios `replay` can run, each under the name the failure reports print.
     pub scenarios: &'static [(&'static str, ReplayFn<L>)],
     /// The SVG figures the book includes: (file name, content).
     pub figures: fn(L) -> Vec<(&'static str, String)>,

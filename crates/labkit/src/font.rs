@@ -87,11 +87,13 @@ pub fn text_width(text: &str, size: f64, bold: bool) -> f64 {
 }
 
 /// How far above its baseline a line of text reaches (DejaVu Sans's ascender, 1901/2048
-/// em), and how far below (its descender, 483/2048 em).
+/// em), so a figure leaves room above its text.
 pub fn ascent(size: f64) -> f64 {
     size * 1901.0 / UNITS_PER_EM
 }
 
+/// How far below its baseline a line of text reaches (DejaVu Sans's descender, 483/2048
+/// em), so a figure leaves room below its text.
 pub fn descent(size: f64) -> f64 {
     size * 483.0 / UNITS_PER_EM
 }

@@ -2,6 +2,8 @@
 //! `DefaultHasher`): FNV-1a for event fingerprints, SipHash-2-4 for keyed checksums such
 //! as a prediction seal.
 
+/// A 64-bit FNV-1a hasher: small, and the same on every platform, so fingerprints
+/// can be compared across machines.
 pub struct Fnv64(u64);
 
 impl Default for Fnv64 {
@@ -11,10 +13,12 @@ impl Default for Fnv64 {
 }
 
 impl Fnv64 {
+    /// A hasher in FNV-1a's initial state.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Hashes `bytes` into the state.
     pub fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.0 ^= b as u64;
@@ -22,6 +26,7 @@ impl Fnv64 {
         }
     }
 
+    /// The hash of everything written so far.
     pub fn finish(&self) -> u64 {
         self.0
     }

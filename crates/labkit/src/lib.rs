@@ -10,12 +10,16 @@
 //! * [`figure`] draws the book's sequence diagrams and charts as SVG, each sized to its
 //!   text as [`font`] measures it.
 //! * [`lab_main`] is the command line every lab binary shares.
+//! * [`prelude`] re-exports what labs, solutions, graded suites and simulators use most.
+
+#![warn(missing_docs)]
 
 mod cli;
 pub mod fault;
 pub mod figure;
 pub mod font;
 pub mod hash;
+pub mod prelude;
 mod report;
 
 pub use cli::{LabBinary, ReplayFn, STALE_TOKEN_EXIT, lab_main};

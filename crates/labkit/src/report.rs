@@ -25,8 +25,11 @@ pub struct ObservedAnswer {
 /// The JSON one lab run prints with `observe --json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// The lab's number and name, as the CLI names it.
     pub lab: String,
+    /// The observed answers to the yes/no questions, in the order they were asked.
     pub checks: Vec<ObservedCheck>,
+    /// The observed answers to the multiple-choice questions, in the order they were asked.
     pub questions: Vec<ObservedAnswer>,
     /// The SQLite library version the run used, when it used SQLite.
     pub sqlite: Option<String>,
@@ -47,6 +50,7 @@ pub struct Observation {
 }
 
 impl Observation {
+    /// An empty observation for lab `lab`.
     pub fn new(lab: &str) -> Self {
         Observation {
             lab: lab.to_string(),
@@ -75,10 +79,13 @@ impl Observation {
         });
     }
 
+    /// The yes/no answers recorded so far.
     pub fn checks(&self) -> &[ObservedCheck] {
         &self.checks
     }
 
+    /// Ends the observation and makes the report the CLI reads, with the SQLite version
+    /// and the lab's own summary.
     pub fn finish(self, sqlite: Option<String>, summary: serde_json::Value) -> Report {
         Report {
             lab: self.lab,

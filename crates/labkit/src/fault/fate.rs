@@ -8,6 +8,7 @@ use std::fmt;
 /// SQLite databases, the simulated services' stores) and runs the recovery code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Crash {
+    /// The crash point's name, so the timeline and the fault list say where it crashed.
     pub point: &'static str,
 }
 
@@ -43,6 +44,7 @@ pub enum Fate {
 }
 
 impl Fate {
+    /// Every fate, for a call that may meet any of them (`sim.fate(site, &Fate::ALL)`).
     pub const ALL: [Fate; 5] = [
         Fate::Ok,
         Fate::Rejected,
@@ -51,6 +53,7 @@ impl Fate {
         Fate::AppliedLater,
     ];
 
+    /// The fate in words, as fault lists and timelines print it.
     pub fn label(self) -> &'static str {
         match self {
             Fate::Ok => "ok",

@@ -7,12 +7,17 @@ use super::timeline::{BOOK_WIDTH, render_two_columns};
 /// One row: a single fault (`site=option`) and the invariant it broke, if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MatrixRow {
+    /// The fault, as `site=option`.
     pub fault: String,
+    /// The invariant the schedule broke, or `None` when every invariant held.
     pub broken: Option<String>,
 }
 
+/// The crash matrix of an exploration: one row per single-fault schedule, so a learner can
+/// check a predicted cell against what the code did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrashMatrix {
+    /// The rows, in exploration order, one per distinct fault.
     pub rows: Vec<MatrixRow>,
 }
 

@@ -6,11 +6,11 @@
 //!   clock ticks once per choice.
 //! * [`explore`], [`explore_all`], [`random`], [`run_seeded`], [`replay`], [`shrink`] and
 //!   [`check_determinism`]: the drivers. Each run of a driver may make at most
-//!   [`DEFAULT_CHOICE_LIMIT`] choices ([`Sim::limit_choices`] changes it); one that does
+//!   10,000 choices ([`Sim::limit_choices`] changes it); one that does
 //!   not finish by then is reported like any other failing schedule.
 //! * [`Token`]: a schedule's replay token, with the digest of the choice sites it was made
 //!   on, so that a replay refuses a token the code no longer fits.
-//! * [`render_timeline_width`]: timelines (and [`Failure`] reports) that fit a width.
+//! * [`render_timeline`]: timelines (and [`Failure`] reports) that fit a width.
 //!
 //! Rules for simulated code: no wall clock, no threads, no iteration over `HashMap`; every
 //! decision goes through the `Sim`; a scenario builds its whole world inside the closure.
@@ -36,11 +36,12 @@ pub use outcome::{Exploration, Failure, Run, Scope, Verdict, Violation};
 pub use random::{RandomReport, SeededRun, random, run_seeded, shrink};
 pub use replay::{Fit, Replay, check_determinism, replay};
 pub use rng::{Rng, parse_seed, seed_hex};
-pub use sim::{DEFAULT_CHOICE_LIMIT, Sim};
-pub use timeline::{
-    BOOK_WIDTH, output_width, render_timeline, render_timeline_width, render_two_columns, wrap,
-    wrap_indented,
-};
+#[cfg(test)]
+use sim::DEFAULT_CHOICE_LIMIT;
+pub use sim::Sim;
+#[cfg(test)]
+use timeline::render_timeline_width;
+pub use timeline::{BOOK_WIDTH, output_width, render_timeline, wrap, wrap_indented};
 pub use timers::Timers;
 pub use token::{SiteDigest, Token};
 

@@ -12,11 +12,14 @@ use std::fmt;
 /// explanation written by the lab's checker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
+    /// The invariant's name, as the failure report's header prints it.
     pub invariant: String,
+    /// The explanation, one line per step of the argument.
     pub explanation: Vec<String>,
 }
 
 impl Violation {
+    /// A violation of `invariant`, explained by `explanation`'s lines.
     pub fn new(invariant: impl Into<String>, explanation: &[String]) -> Self {
         Violation {
             invariant: invariant.into(),
@@ -42,19 +45,26 @@ pub struct Scope {
 /// One explored schedule.
 #[derive(Clone, Debug)]
 pub struct Run {
+    /// The token that replays this schedule.
     pub token: Token,
     /// The faults taken, as `site=option`, in order.
     pub faults: Vec<String>,
+    /// Whether the schedule kept every invariant.
     pub verdict: Verdict,
 }
 
 /// A failing schedule, ready to print: timeline, explanation, replay command.
 #[derive(Clone, Debug)]
 pub struct Failure {
+    /// The lab and scenario, for the replay command.
     pub scope: Scope,
+    /// The token that replays this schedule.
     pub token: Token,
+    /// The faults taken, as `site=option`, in order.
     pub faults: Vec<String>,
+    /// The invariant the schedule broke, and why.
     pub violation: Violation,
+    /// The schedule's timeline, recorded by replaying it.
     pub events: Vec<Event>,
 }
 
@@ -95,6 +105,7 @@ impl fmt::Display for Failure {
 /// The result of an exhaustive exploration.
 #[derive(Clone, Debug)]
 pub struct Exploration {
+    /// The lab and scenario that were explored.
     pub scope: Scope,
     /// Schedules run, each counted once (at the level of its own fault count).
     pub schedules: u64,

@@ -9,7 +9,9 @@ use super::token::Token;
 /// The result of seeded random runs.
 #[derive(Clone, Debug)]
 pub struct RandomReport {
+    /// The seed the runs were generated from, so they can be run again.
     pub seed: u64,
+    /// How many schedules ran.
     pub runs: u64,
     /// The first failing run, shrunk.
     pub failure: Option<Failure>,
@@ -62,6 +64,7 @@ pub struct SeededRun {
     pub token: Token,
     /// The faults taken, as `site=option`, in order.
     pub faults: Vec<String>,
+    /// Whether the schedule kept every invariant.
     pub verdict: Verdict,
 }
 

@@ -27,8 +27,11 @@ pub enum Fit {
 /// The result of replaying one token.
 #[derive(Clone, Debug)]
 pub struct Replay {
+    /// Whether the replayed schedule kept every invariant.
     pub verdict: Verdict,
+    /// The timeline the replay recorded.
     pub events: Vec<Event>,
+    /// The faults taken, as `site=option`, in order.
     pub faults: Vec<String>,
     /// Whether the token fits this code.
     pub fit: Fit,
@@ -43,7 +46,7 @@ impl Replay {
     }
 
     /// The timeline within `width` columns.
-    pub fn timeline_width(&self, width: usize) -> String {
+    pub(crate) fn timeline_width(&self, width: usize) -> String {
         render_timeline_width(&self.events, width)
     }
 

@@ -14,7 +14,7 @@
 //! ```
 
 /// The increment added to the state before each output (the golden ratio in 64 bits).
-pub const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+pub(crate) const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 const MIX_1: u64 = 0xBF58_476D_1CE4_E5B9;
 const MIX_2: u64 = 0x94D0_49BB_1331_11EB;
 
@@ -25,10 +25,12 @@ pub struct Rng {
 }
 
 impl Rng {
+    /// A generator that starts from `seed`; the same seed gives the same numbers forever.
     pub fn new(seed: u64) -> Self {
         Rng { state: seed }
     }
 
+    /// The next 64 random bits: one SplitMix64 step.
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(GAMMA);
         let mut z = self.state;

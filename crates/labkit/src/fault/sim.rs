@@ -23,7 +23,7 @@ pub(crate) enum Source {
 /// 1,100 (lab 10's chaos run); a loop that never ends reaches this in seconds, long before
 /// a lab's time limit. A scenario that is longer by design raises it with
 /// [`Sim::limit_choices`].
-pub const DEFAULT_CHOICE_LIMIT: usize = 10_000;
+pub(crate) const DEFAULT_CHOICE_LIMIT: usize = 10_000;
 
 /// What a driver's run unwinds with when it reaches its choice limit. The driver catches
 /// it and reports the schedule as one that did not finish.
@@ -102,8 +102,8 @@ impl Sim {
         )
     }
 
-    /// Sets how many choices this run may make (the default under a driver is
-    /// [`DEFAULT_CHOICE_LIMIT`]). A scenario whose nominal run is longer calls this first
+    /// Sets how many choices this run may make (the default under a driver is 10,000,
+    /// `DEFAULT_CHOICE_LIMIT`). A scenario whose nominal run is longer calls this first
     /// thing, so that exploration, random runs and replays of it all stop at the same
     /// choice; a run that reaches its limit ends as a schedule that did not finish.
     pub fn limit_choices(&mut self, limit: usize) {
@@ -111,7 +111,7 @@ impl Sim {
     }
 
     /// The number of choices this run may make.
-    pub fn choice_limit(&self) -> usize {
+    pub(crate) fn choice_limit(&self) -> usize {
         self.choice_limit
     }
 
@@ -191,6 +191,7 @@ impl Sim {
         self.healed = true;
     }
 
+    /// True once [`Sim::heal`] was called: every later choice takes option 0.
     pub fn is_healed(&self) -> bool {
         self.healed
     }
@@ -226,28 +227,35 @@ impl Sim {
         self.clock
     }
 
+    /// Moves the logical clock forward by `ticks`, for time that passes without a choice
+    /// (a timeout, a backoff).
     pub fn advance(&mut self, ticks: u64) {
         self.clock += ticks;
     }
 
+    /// How many faults this run has taken so far.
     pub fn faults(&self) -> usize {
         self.faults
     }
 
+    /// Every choice this run has made so far, in order.
     pub fn path(&self) -> &[Choice] {
         &self.path
     }
 
+    /// The timeline recorded so far (empty unless the run is recording).
     pub fn events(&self) -> &[Event] {
         &self.events
     }
 
+    /// True when the run records its timeline (replays and failure reports), so code can
+    /// skip work that only the timeline needs.
     pub fn is_recording(&self) -> bool {
         self.recording
     }
 
     /// True when a replayed token asked for a choice this code does not offer.
-    pub fn diverged(&self) -> bool {
+    pub(crate) fn diverged(&self) -> bool {
         self.divergence.is_some()
     }
 
@@ -256,7 +264,7 @@ impl Sim {
     }
 
     /// True when the run was stopped at its choice limit.
-    pub fn stopped_at_limit(&self) -> bool {
+    pub(crate) fn stopped_at_limit(&self) -> bool {
         self.stopped_at_limit
     }
 

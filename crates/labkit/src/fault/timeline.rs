@@ -13,7 +13,7 @@ use super::event::Event;
 pub const BOOK_WIDTH: usize = 88;
 
 /// The narrowest width the renderers honour; below it they still wrap at this width.
-pub const MIN_WIDTH: usize = 40;
+pub(crate) const MIN_WIDTH: usize = 40;
 
 /// The width for text a lab prints: `COLUMNS` when it holds a number (the `cargo labs`
 /// CLI sets it to its terminal's width; a shell may export it), otherwise
@@ -130,7 +130,7 @@ pub fn render_timeline(events: &[Event]) -> String {
 /// [`render_timeline`] within `width` columns. A line that would be wider keeps its
 /// event on the first line and stacks the truth under it, indented and marked `truth:`;
 /// text longer than a line wraps at word boundaries. Nothing is cut off.
-pub fn render_timeline_width(events: &[Event], width: usize) -> String {
+pub(crate) fn render_timeline_width(events: &[Event], width: usize) -> String {
     let width = width.max(MIN_WIDTH);
     let actor_width = events
         .iter()
@@ -205,7 +205,7 @@ fn stacked(out: &mut String, e: &Event, head: &str, prefix: usize, text_room: us
 /// Two columns within `width`: each row's first cell, then its second on the same line
 /// when the row fits, else on the next line indented by `stack_indent`. Used by the crash
 /// matrix; `header` names the two columns.
-pub fn render_two_columns(
+pub(crate) fn render_two_columns(
     header: (&str, &str),
     rows: &[(String, String)],
     width: usize,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+/// A queue of timers on the logical clock, each carrying a `T` (what to do when it fires).
 #[derive(Clone, Debug)]
 pub struct Timers<T> {
     queue: BTreeMap<(u64, u64), T>,
@@ -19,6 +20,7 @@ impl<T> Default for Timers<T> {
 }
 
 impl<T> Timers<T> {
+    /// An empty queue.
     pub fn new() -> Self {
         Self::default()
     }
@@ -48,10 +50,12 @@ impl<T> Timers<T> {
         self.queue.retain(|_, item| keep(item));
     }
 
+    /// How many timers are set.
     pub fn len(&self) -> usize {
         self.queue.len()
     }
 
+    /// True when no timer is set.
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }

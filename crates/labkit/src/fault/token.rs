@@ -14,6 +14,7 @@ use std::fmt;
 pub struct SiteDigest(u32);
 
 impl SiteDigest {
+    /// The digest of `choices`, in order.
     pub fn of(choices: &[Choice]) -> SiteDigest {
         let mut hash = Fnv64::new();
         for choice in choices {
@@ -71,7 +72,7 @@ impl Token {
 
     /// The token of a run that took `choices`: its path up to the last fault, and the
     /// digest of the choices on it.
-    pub fn of_run(choices: &[Choice]) -> Token {
+    pub(crate) fn of_run(choices: &[Choice]) -> Token {
         let length = choices
             .iter()
             .rposition(|c| c.index != 0)
@@ -110,6 +111,8 @@ impl Token {
             .collect()
     }
 
+    /// Parses a token as a failure report prints it on its `replay:` line, or says why
+    /// `text` is not one.
     pub fn parse(text: &str) -> Result<Token, String> {
         let trimmed = text.trim();
         let path_of = |body: &str| -> Result<Vec<usize>, String> {

@@ -17,8 +17,11 @@ use plot::Plot;
 /// wrap (or, when a word is wider still, only every k-th category is labelled).
 #[derive(Clone, Debug)]
 pub struct BarChart {
+    /// The chart's title, above it.
     pub title: String,
+    /// The name of the value axis (with its unit).
     pub y_label: String,
+    /// The categories along the bottom, one group of bars each.
     pub categories: Vec<String>,
     /// (series name, one value per category)
     pub series: Vec<(String, Vec<f64>)>,
@@ -116,6 +119,7 @@ impl BarChart {
         }
     }
 
+    /// The chart as a standalone SVG document.
     pub fn to_svg(&self) -> String {
         let ticks = Ticks::for_values(&self.series);
         // Room on the left for the rotated axis name, then the widest tick label.

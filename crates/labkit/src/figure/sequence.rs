@@ -53,6 +53,7 @@ const LABEL_MARGIN: i32 = 10;
 const PADDING: i32 = 12;
 
 impl Sequence {
+    /// An empty diagram titled `title`, with one lifeline per participant, left to right.
     pub fn new(title: &str, participants: &[&str]) -> Self {
         Sequence {
             title: title.to_string(),

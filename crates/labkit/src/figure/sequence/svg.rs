@@ -9,6 +9,7 @@ use crate::figure::{
 use std::fmt::Write;
 
 impl Sequence {
+    /// The diagram as a standalone SVG document, sized to its text.
     pub fn to_svg(&self) -> String {
         const ROW: i32 = 38;
         let (xs, content) = self.fitted_layout();
