@@ -219,12 +219,12 @@ impl Grader<'_> {
 fn policies(slot: &Slot, registry_writable: bool, tmp_bytes: u64) -> (Policy, Policy) {
     let build = Policy {
         readable: Vec::new(),
-        writable: vec![slot.tree.clone(), slot.target.clone()],
+        writable: vec![slot.build_tree.clone(), slot.target.clone()],
         proc_fs: true,
         registry_writable,
         tmp_bytes,
         clear_env: false,
-        dir: slot.tree.clone(),
+        dir: slot.build_tree.clone(),
     };
     let run = Policy {
         readable: vec![slot.tree.clone(), slot.target.clone(), slot.bin.clone()],
@@ -455,22 +455,25 @@ impl Grader<'_> {
         Ok((grade, files))
     }
 
-    /// Builds `packages` in `slot`, in turn with the other slots. The slots' trees are
-    /// one workspace at different paths, which cargo does not tell apart: the learner
-    /// files are touched first, so cargo rebuilds each lab from this tree's files (see
-    /// [`touch`]), and each executable is copied into the slot's own folder before the
-    /// next build can replace it; the tests run the copy.
+    /// Builds `packages` from `slot`'s tree, in turn with the other slots, in the build
+    /// tree they share (see [`Slot`]): the learner files are touched first, so cargo
+    /// rebuilds each lab from this submission's files (see [`touch`]), and each
+    /// executable is copied into the slot's own folder before the next build can replace
+    /// it; the tests run the copy, in the slot's own tree.
     fn build(&self, slot: &Slot, packages: &[&str], env: &RunEnv<'_>) -> Result<Built> {
         let _turn = self.build_lock.lock().unwrap_or_else(|e| e.into_inner());
+        // The build tree becomes this slot's tree (only what differs is written, so the
+        // harnesses' sources keep their times and are not rebuilt).
+        sync(&Pristine::read(&slot.tree)?, &slot.build_tree)?;
         for lab in &self.labs {
             for file in &lab.meta.learner_files {
-                let path = slot.tree.join(lab.learner_path(file));
+                let path = slot.build_tree.join(lab.learner_path(file));
                 if path.is_file() {
                     touch(&path)?;
                 }
             }
         }
-        let mut built = run::build_suites(&slot.tree, packages, env)?;
+        let mut built = run::build_suites(&slot.build_tree, packages, env)?;
         built
             .keep_executables(&slot.bin)
             .map_err(|e| Error::writing(&slot.bin, e))?;

@@ -8,11 +8,18 @@ use crate::error::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Where one grading job builds: its tree, the build folder every slot shares, and the
-/// slot's own folder for the executables it runs.
+/// Where one grading job works: its tree (the submission, where its tests run), the
+/// build tree and the build folder every slot shares, and the slot's own folder for the
+/// executables it runs.
+///
+/// Every build happens in the one build tree, the slots taking turns: cargo records the
+/// sources of a harness that lie outside its package (the lab's `src/`, beside
+/// `harness/`) by absolute path, so builds from two trees would each find the other's
+/// record pointing into a tree its sandbox cannot see, and rebuild the harness every time.
 #[derive(Clone, Debug)]
 pub struct Slot {
     pub tree: PathBuf,
+    pub build_tree: PathBuf,
     pub target: PathBuf,
     pub bin: PathBuf,
 }
@@ -21,10 +28,11 @@ impl Slot {
     pub fn new(work: &Path, index: usize) -> Result<Slot> {
         let slot = Slot {
             tree: work.join(format!("tree-{index}")),
+            build_tree: work.join("tree-build"),
             target: work.join("target"),
             bin: work.join(format!("bin-{index}")),
         };
-        for dir in [&slot.tree, &slot.target, &slot.bin] {
+        for dir in [&slot.tree, &slot.build_tree, &slot.target, &slot.bin] {
             std::fs::create_dir_all(dir).map_err(|e| Error::writing(dir, e))?;
         }
         Ok(slot)
@@ -125,12 +133,11 @@ pub fn put_learner_file(path: &Path, text: &str) -> Result<()> {
 }
 
 /// Gives a file a modification time later than any given before in this grading,
-/// whatever the file system's clock resolution. The slots' trees are one workspace at
-/// different paths, so cargo keeps one record of each lab's crate for all of them and
-/// rebuilds it only when a source is newer than the last build — whichever tree that
-/// build was in. So every build first touches the learner files of its tree, under the
-/// build lock: cargo rebuilds each lab from this tree's files, never reusing what another
-/// slot (or an earlier submission with the same text) left.
+/// whatever the file system's clock resolution. Cargo keeps one record of each lab's crate
+/// in the shared build folder and rebuilds it only when a source is newer than the last
+/// build. So every build first touches the learner files of the build tree, under the
+/// build lock: cargo rebuilds each lab from this submission's files, never reusing what
+/// another slot (or an earlier submission with the same text) left.
 pub fn touch(path: &Path) -> Result<()> {
     use std::sync::Mutex;
     use std::time::{Duration, SystemTime};
