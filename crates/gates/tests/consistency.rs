@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 use workbook::blob::file_blob;
 use workbook::grade::build::{Artifact, BuildEnv, Built, build};
-use workbook::grade::run::{GradedSuite, LabRun, RunEnv, SuiteRun, build_and_run};
+use workbook::grade::run::{GradedSuite, LabRun, RunEnv, SuiteRun, build_and_run, in_parallel};
 use workbook::grade::{Note, TestOutcome};
 use workbook::meta::Lab;
 use workbook::pages::generated_pages;
@@ -53,27 +53,6 @@ fn run_lab(lab: &Lab, args: &[&str]) -> Result<Finished, String> {
     command.args(args);
     let limit = Duration::from_secs(lab.meta.time_limit_secs);
     Ok(process::run(Job::new(command, limit), &root()).expect("the lab binary starts"))
-}
-
-/// `each` of `labs`, as many at once as there are cores, in the labs' order.
-fn for_labs<R: Send>(labs: &[Lab], each: impl Fn(&Lab) -> R + Sync) -> Vec<R> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..workbook::grade::run::cores() {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(lab) = labs.get(i) else { break };
-                    let result = each(lab);
-                    done.lock().unwrap().push((i, result));
-                }
-            });
-        }
-    });
-    let mut done = done.into_inner().unwrap();
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
 }
 
 fn graded_test_names(lab: &Lab) -> Vec<String> {
@@ -251,7 +230,7 @@ fn published_hashes_match_the_files() {
 #[test]
 fn every_observed_verdict_equals_its_answer_key() {
     let labs = labs();
-    let problems = for_labs(&labs, |lab| {
+    let problems = in_parallel(&labs, |lab| {
         let n = &lab.meta.number;
         let run = match run_lab(lab, &["observe", "--json"]) {
             Ok(run) if run.success() => run,
@@ -396,7 +375,7 @@ fn figures_and_generated_pages_are_current() {
         }
     }
     let figures = root.join("book/src/figures").to_string_lossy().into_owned();
-    let checked = for_labs(&labs, |lab| {
+    let checked = in_parallel(&labs, |lab| {
         match run_lab(lab, &["figures", &figures, "--check"]) {
             Ok(run) if run.success() => None,
             Ok(run) => Some(format!("lab {}: {}", lab.meta.number, run.stderr.trim())),

@@ -38,12 +38,21 @@ fn scramble(lab_id: &str, bytes: &[u8]) -> Vec<u8> {
 /// The text of `key.txt` for lab `lab_id`.
 pub fn encode(lab_id: &str, key: &LabKey) -> String {
     let plain = toml::to_string(key).unwrap_or_default();
-    let coded = base64_encode(&scramble(lab_id, plain.as_bytes()));
-    let mut out = format!(
+    seal(
         "# The answer keys, explanations and hints of this lab, scrambled so that opening\n\
          # this file spoils nothing. `cargo labs run` explains each answer after your\n\
-         # predictions are sealed; `cargo labs hint` shows the hints one at a time.\n{VERSION}\n"
-    );
+         # predictions are sealed; `cargo labs hint` shows the hints one at a time.\n",
+        VERSION,
+        lab_id,
+        plain.as_bytes(),
+    )
+}
+
+/// `bytes` scrambled under `seed`, as base64 lines after the comment `head` and the
+/// `version` line: the form of `key.txt` and of a scrambled page.
+fn seal(head: &str, version: &str, seed: &str, bytes: &[u8]) -> String {
+    let coded = base64_encode(&scramble(seed, bytes));
+    let mut out = format!("{head}{version}\n");
     for line in coded.as_bytes().chunks(76) {
         out.push_str(&String::from_utf8_lossy(line));
         out.push('\n');
@@ -51,16 +60,21 @@ pub fn encode(lab_id: &str, key: &LabKey) -> String {
     out
 }
 
-/// Reads `key.txt` back. Errors say what is wrong with the file.
-pub fn decode(lab_id: &str, text: &str) -> Result<LabKey, String> {
+/// What [`seal`] wrote under `version` and `seed`, read back; errors name the file `what`.
+fn unseal(what: &str, version: &str, seed: &str, text: &str) -> Result<String, String> {
     let mut lines = text.lines().filter(|l| !l.starts_with('#'));
-    if lines.next().map(str::trim) != Some(VERSION) {
-        return Err(format!("key.txt does not start with `{VERSION}`"));
+    if lines.next().map(str::trim) != Some(version) {
+        return Err(format!("{what} does not start with `{version}`"));
     }
     let coded: String = lines.map(str::trim).collect();
-    let bytes = base64_decode(&coded).ok_or("key.txt is damaged (not base64)")?;
-    let plain = String::from_utf8(scramble(lab_id, &bytes))
-        .map_err(|_| "key.txt is damaged, or belongs to another lab".to_string())?;
+    let bytes = base64_decode(&coded).ok_or(format!("{what} is damaged (not base64)"))?;
+    String::from_utf8(scramble(seed, &bytes))
+        .map_err(|_| format!("{what} is damaged, or belongs to another lab"))
+}
+
+/// Reads `key.txt` back. Errors say what is wrong with the file.
+pub fn decode(lab_id: &str, text: &str) -> Result<LabKey, String> {
+    let plain = unseal("key.txt", VERSION, lab_id, text)?;
     toml::from_str(&plain).map_err(|e| format!("key.txt is damaged: {e}"))
 }
 
@@ -79,29 +93,19 @@ pub fn page_stub(number: &str) -> String {
 
 /// The scrambled text of a chapter's page after the run, for lab `lab_id`.
 pub fn encode_page(lab_id: &str, page: &str) -> String {
-    let coded = base64_encode(&scramble(&format!("page:{lab_id}"), page.as_bytes()));
-    let mut out = format!(
+    seal(
         "# The chapter's page after the run, scrambled so that opening this file spoils\n\
          # nothing. `cargo labs read` and `cargo labs book` show it once your predictions\n\
-         # are sealed.\n{PAGE_VERSION}\n"
-    );
-    for line in coded.as_bytes().chunks(76) {
-        out.push_str(&String::from_utf8_lossy(line));
-        out.push('\n');
-    }
-    out
+         # are sealed.\n",
+        PAGE_VERSION,
+        &format!("page:{lab_id}"),
+        page.as_bytes(),
+    )
 }
 
 /// Reads a scrambled page back. Errors say what is wrong with the file.
 pub fn decode_page(lab_id: &str, text: &str) -> Result<String, String> {
-    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
-    if lines.next().map(str::trim) != Some(PAGE_VERSION) {
-        return Err(format!("the page does not start with `{PAGE_VERSION}`"));
-    }
-    let coded: String = lines.map(str::trim).collect();
-    let bytes = base64_decode(&coded).ok_or("the page is damaged (not base64)")?;
-    String::from_utf8(scramble(&format!("page:{lab_id}"), &bytes))
-        .map_err(|_| "the page is damaged, or belongs to another lab".to_string())
+    unseal("the page", PAGE_VERSION, &format!("page:{lab_id}"), text)
 }
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

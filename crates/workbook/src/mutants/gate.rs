@@ -14,7 +14,9 @@
 
 use super::{Mutant, catalogue, learner_files, signature, solution_dir};
 use crate::error::{Error, Result};
-use crate::grade::run::{GradedSuite, LabRun, RunEnv, SuiteEnv, build_suites, run_built};
+use crate::grade::run::{
+    GradedSuite, LabRun, RunEnv, SuiteEnv, build_suites, in_parallel, run_built,
+};
 use crate::grade::{SuiteRun, TestOutcome};
 use crate::meta::{Lab, Signature};
 use crate::settings::Settings;
@@ -205,7 +207,8 @@ fn scratch_manifest(root: &Path, linked: bool) -> Result<String> {
         .ok_or_else(|| Error::input(format!("{} has no [workspace]", path.display())))?;
     let mut members = vec![toml::Value::from("m/*")];
     if linked {
-        members.extend(workspace_members(root)?.into_iter().map(toml::Value::from));
+        let own = workspace.get("members").and_then(|m| m.as_array());
+        members.extend(own.into_iter().flatten().cloned());
     } else {
         absolute_paths(workspace.get_mut("dependencies"), root);
     }
@@ -371,32 +374,6 @@ fn edited(lab: &Lab, mutant: &Mutant) -> std::result::Result<Edited, String> {
     })
 }
 
-/// Runs each job on as many threads as there are cores, in the catalogue's order.
-fn run_all<T: Sync, R: Send>(jobs: &[T], run: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let workers = crate::grade::run::cores();
-    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(job) = jobs.get(i) else { break mine };
-                        mine.push((i, run(job)));
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a runner thread"))
-            .collect()
-    });
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
-}
-
 /// One package of a scratch workspace: a lab's learner files as edits of its reference
 /// solution make them (a catalogue entry, a step's starter).
 #[derive(Clone, Debug)]
@@ -455,7 +432,7 @@ pub fn build_and_run(
         },
         ..RunEnv::gate(None)
     };
-    let runs = run_all(packages, |p| {
+    let runs = in_parallel(packages, |p| {
         let suite = GradedSuite::for_package(&p.lab, &p.package, root, settings);
         let started = Instant::now();
         let run = run_built(&built, root, &suite, &one_at_a_time);
