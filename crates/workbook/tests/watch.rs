@@ -11,11 +11,9 @@ mod common;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
-static SCRATCH: AtomicU32 = AtomicU32::new(0);
 
 /// Stands in for `cargo build … --test graded -p PACKAGE`, run in the workbook's root: it
 /// logs the call and reports `fake-graded` as the suite's executable, as cargo's JSON
@@ -61,10 +59,7 @@ fn repo() -> PathBuf {
 
 /// A scratch workbook with the metadata and sources of labs 01 and 02, and a fake cargo.
 fn scratch() -> PathBuf {
-    let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
-    let root = std::env::temp_dir().join(format!("boundary-watch-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(&root).unwrap();
+    let root = common::scratch_dir("watch");
     std::fs::write(root.join("book.toml"), "[book]\n").unwrap();
     for lab in ["01-outbox", "02-uncertain-outcomes"] {
         let from = repo().join("labs").join(lab);

@@ -41,10 +41,59 @@ pub fn labs() -> Vec<workbook::meta::Lab> {
 /// A fresh, empty scratch folder named after `what`, unique in this test run.
 pub fn scratch_dir(what: &str) -> PathBuf {
     let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("boundary-{what}-{}-{n}", std::process::id()));
+    let dir = process_scratch().join(format!("{what}-{n}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// This test process's folder for scratch workbooks: `<temp>/boundary-tests/<pid>`, held
+/// by a lock on `<pid>.lock` beside it while the process runs. The system drops the locks
+/// of a process that has ended, so a folder whose lock can be taken is left over from an
+/// earlier run: the first scratch folder of a process removes those. A run leaves nothing
+/// behind that outlives the next one, and never touches a folder of a run still going.
+fn process_scratch() -> &'static Path {
+    static ROOT: std::sync::OnceLock<(PathBuf, std::fs::File)> = std::sync::OnceLock::new();
+    let (root, _held) = ROOT.get_or_init(|| {
+        let base = std::env::temp_dir().join("boundary-tests");
+        std::fs::create_dir_all(&base).unwrap();
+        let me = std::process::id().to_string();
+        let lock = std::fs::File::create(base.join(format!("{me}.lock"))).unwrap();
+        lock.lock().unwrap();
+        remove_ended_runs(&base, &me);
+        let root = base.join(&me);
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        (root, lock)
+    });
+    root
+}
+
+/// Removes the scratch folders of ended test processes: those whose lock file is free.
+fn remove_ended_runs(base: &Path, me: &str) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let (Some(pid), Some("lock")) = (
+            path.file_stem().and_then(|s| s.to_str()),
+            path.extension().and_then(|e| e.to_str()),
+        ) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(file) = std::fs::File::open(&path) else {
+            continue;
+        };
+        if file.try_lock().is_ok() {
+            let _ = std::fs::remove_dir_all(base.join(pid));
+            drop(file);
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
 
 pub fn write(path: &Path, text: &str) {
