@@ -10,7 +10,8 @@
 //! Each test runs in a process of its own, so an abort, a stack overflow or an `exit` in
 //! one test ends that test only. The binary speaks two ways:
 //!
-//! * `graded [FILTER…] [--exact] [--list]` — for `cargo test`: runs the selected tests,
+//! * `graded [FILTER…] [--exact] [--list]` — for a person at a terminal (`cargo run
+//!   --example graded-PACKAGE`) or `cargo test`: runs the selected tests,
 //!   each in a child process, and prints libtest's familiar lines and summary (exit 101
 //!   when one fails).
 //! * `graded --graded-child NAME` — one test, for a parent that must trust the result (the

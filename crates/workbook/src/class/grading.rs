@@ -185,7 +185,7 @@ impl Grader<'_> {
         };
         Err(Error::Environment(format!(
             "the starters do not build here, so no submission could be graded (nothing was graded):\n{}{fetch_note}\n\
-             Fix: make `cargo build --tests` work in {} (its dependencies must be in cargo's cache: run `cargo fetch` \
+             Fix: make `cargo build --examples` work in {} (its dependencies must be in cargo's cache: run `cargo fetch` \
              there once with the network), then grade again.",
             failures.join("\n"),
             self.pristine_dir().display()

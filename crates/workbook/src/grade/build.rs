@@ -16,7 +16,7 @@ use std::time::Duration;
 /// What to build for each package.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Artifact {
-    /// The `graded` test binary (`cargo build --test graded`).
+    /// The graded suite's executable: the example `graded-PACKAGE` (`cargo build --examples`).
     GradedSuite,
     /// The lab's own binary (`cargo build --bins`), for runs, replays and figures.
     LabBinary,
@@ -200,7 +200,8 @@ pub fn read_messages(stdout: &str, artifact: Artifact) -> Built {
                 };
                 let wanted = match artifact {
                     Artifact::GradedSuite => {
-                        target.name == "graded" && target.kind.iter().any(|k| k == "test")
+                        target.name == format!("graded-{package}")
+                            && target.kind.iter().any(|k| k == "example")
                     }
                     Artifact::LabBinary => {
                         target.name == package && target.kind.iter().any(|k| k == "bin")
@@ -240,7 +241,8 @@ pub fn build(
         "--message-format=json-diagnostic-rendered-ansi",
     ]);
     match artifact {
-        Artifact::GradedSuite => command.args(["--test", "graded"]),
+        // A lab crate's graded suite is its example `graded-` and the package's name.
+        Artifact::GradedSuite => command.arg("--examples"),
         Artifact::LabBinary => command.arg("--bins"),
     };
     for package in packages {
@@ -302,7 +304,7 @@ mod tests {
 
     #[test]
     fn executables_and_errors_are_read_per_package() {
-        let stdout = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/labs/01-outbox#lab01-outbox@0.1.0","target":{"name":"graded","kind":["test"]},"executable":"/t/graded-1"}
+        let stdout = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/labs/01-outbox#lab01-outbox@0.1.0","target":{"name":"graded-lab01-outbox","kind":["example"]},"executable":"/t/graded-1"}
 {"reason":"compiler-artifact","package_id":"path+file:///w/labs/01-outbox#lab01-outbox@0.1.0","target":{"name":"lab01-outbox","kind":["bin"]},"executable":"/t/lab01-outbox"}
 {"reason":"compiler-message","package_id":"path+file:///w/labs/02-x#lab02-x@0.1.0","message":{"level":"error","rendered":"error[E0308]: mismatched types\n"}}
 {"reason":"compiler-message","package_id":"path+file:///w/labs/02-x#lab02-x@0.1.0","message":{"level":"warning","rendered":"warning: unused\n"}}

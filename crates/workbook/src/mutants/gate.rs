@@ -65,15 +65,23 @@ pub fn package_manifest(lab: &Lab, package: &str) -> std::result::Result<String,
     for table in ["dependencies", "dev-dependencies"] {
         absolute_paths(manifest.get_mut(table), &lab.dir);
     }
-    let tests = manifest.get_mut("test").and_then(|t| t.as_array_mut());
-    for test in tests.into_iter().flatten() {
-        if let Some(test) = test.as_table_mut()
-            && let Some(suite) = test
-                .get("path")
-                .and_then(|p| p.as_str())
-                .map(str::to_string)
+    // The graded suite (an example of the learner's crate) is found by its absolute path,
+    // and named after the entry's package: the entries build together, and examples of
+    // one build share a folder.
+    for kind in ["test", "example"] {
+        let targets = manifest.get_mut(kind).and_then(|t| t.as_array_mut());
+        for target in targets
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.as_table_mut())
         {
-            test.insert("path".into(), absolute(&lab.dir, &suite).into());
+            if let Some(suite) = target.get("path").and_then(|p| p.as_str()) {
+                let suite = absolute(&lab.dir, suite);
+                target.insert("path".into(), suite.into());
+            }
+            if kind == "example" {
+                target.insert("name".into(), format!("graded-{package}").into());
+            }
         }
     }
     toml::to_string(&manifest).map_err(|e| e.to_string())

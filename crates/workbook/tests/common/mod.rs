@@ -200,7 +200,7 @@ pub fn tiny_workbook(what: &str, labs: &[TinyLab<'_>]) -> PathBuf {
                 "[package]\nname = \"lab{number}-{id}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
                  [lib]\nname = \"tiny{number}\"\npath = \"src/lib.rs\"\n\n\
                  [[bin]]\nname = \"lab{number}-{id}\"\npath = \"src/main.rs\"\n\n\
-                 [[test]]\nname = \"graded\"\npath = \"../../tests/{number}_{id}.rs\"\nharness = false\n\n\
+                 [[example]]\nname = \"graded-lab{number}-{id}\"\npath = \"../../tests/{number}_{id}.rs\"\n\n\
                  [dependencies]\nlabkit.workspace = true\n\n[dev-dependencies]\ngraded.workspace = true\n"
             ),
         );
