@@ -78,6 +78,8 @@ fn the_edition_speaks_only_of_itself(
             .replace('\\', "/");
         let read = (rel.starts_with("book/src/") && rel.ends_with(".md"))
             || rel == "README.md"
+            || rel == "grading.toml"
+            || rel.starts_with(".github/")
             || rel.ends_with("/lab.toml")
             || learner_files.contains(&rel);
         if read && let Ok(text) = std::fs::read_to_string(path) {
@@ -113,6 +115,12 @@ fn the_edition_speaks_only_of_itself(
         assert!(!help.contains(&format!("cargo labs {teachers}")), "{help}");
     }
     check("cargo labs --help", &help);
+    // Every command's own help, the teacher's commands' included (named as such).
+    for command in workbook::cli::COMMANDS.iter().map(|c| c.name) {
+        let out = labs_in(dir, &[command, "--help"]);
+        assert!(out.status.success(), "{command} --help: {}", stderr(&out));
+        check(&format!("cargo labs {command} --help"), &stdout(&out));
+    }
     assert!(mentions.is_empty(), "\n{}\n", mentions.join("\n"));
 }
 
@@ -207,6 +215,21 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
             .filter(|p| p.len() > 200 && !p.starts_with(['#', '`', '|', '!', '{', '<']))
             .collect();
         assert!(paragraphs.len() >= 3, "lab {}", lab.meta.number);
+        // Nor any figure it shows: figures and generated tables say what the run showed.
+        let figures = workbook::pages::figures_of(&page);
+        assert!(
+            !figures.is_empty(),
+            "lab {}'s page shows no figure",
+            lab.meta.number
+        );
+        for figure in figures {
+            let plain = dir.join("book/src").join(&figure);
+            assert!(
+                !plain.exists(),
+                "{} is in the edition as it is",
+                plain.display()
+            );
+        }
         for path in &all {
             let text = std::fs::read_to_string(path).unwrap_or_default();
             for paragraph in &paragraphs {

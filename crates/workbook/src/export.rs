@@ -233,6 +233,9 @@ const TEACHER_ONLY_NAMES: &[&str] = &[
     "design note",
     "the seed's",
     "T4",
+    "teacher's chapter",
+    "teacher's guide",
+    "last chapter",
 ];
 
 /// Every mention in `text` of something the student edition does not have: a teacher's
@@ -381,6 +384,21 @@ fn locked_package(block: &str) -> LockedPackage {
     package
 }
 
+/// The figures that a page of the book other than a page after the run shows (paths under
+/// `book/src`): those travel in plain in the student edition.
+fn figures_before_the_run(root: &Path, files: &[String]) -> Result<Vec<String>> {
+    let mut shared = Vec::new();
+    for rel in files {
+        let page = rel.strip_prefix("book/src/").filter(|p| p.ends_with(".md"));
+        if page.is_some_and(|p| !p.ends_with("-after-the-run.md")) {
+            let path = root.join(rel);
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
+            shared.extend(crate::pages::figures_of(&text));
+        }
+    }
+    Ok(shared)
+}
+
 /// Writes the student edition of `wb` into `dir`, which must not exist or be empty.
 /// `grader` (`OWNER/REPO@COMMIT`) pins the copy that grades the class in the Classroom
 /// workflow; without it the workflow reads the organisation's variables.
@@ -422,6 +440,24 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
         .flat_map(|lab| lab.meta.learner_files.iter().map(|f| lab.learner_path(f)))
         .collect();
     files.retain(|rel| !learner_files.contains(rel));
+    // The figures a page after the run shows say what the run showed: they travel
+    // scrambled with their page (below), unless a page read before the run shows them too.
+    let shared = figures_before_the_run(root, &files)?;
+    let mut bundles = Vec::new();
+    for lab in &wb.labs.labs {
+        let page = root.join(crate::pages::after_the_run(&lab.meta.chapter));
+        if page.is_file() {
+            let bundle = crate::pages::after_the_run_bundle(root, lab, &shared)
+                .map_err(|e| Error::reading(&page, e))?;
+            let hidden: Vec<String> = bundle
+                .files
+                .keys()
+                .map(|f| format!("book/src/{f}"))
+                .collect();
+            files.retain(|rel| !hidden.contains(rel));
+            bundles.push((lab, bundle));
+        }
+    }
     for rel in &files {
         let source = root.join(rel);
         let bytes = std::fs::read(&source).map_err(|e| Error::reading(&source, e))?;
@@ -458,14 +494,15 @@ pub fn export(wb: &Workbook, dir: &Path, grader: Option<&str>) -> Result<Exporte
             &format!("labs/{slug}/{KEY_FILE}"),
             crate::keys::encode(&lab.meta.id, &lab.key).as_bytes(),
         )?;
-        // The chapter's page after the run answers the predictions: it travels scrambled,
-        // and the book holds a stand-in until the learner's predictions are sealed.
-        // (A lab without such a page, as a scratch workbook's, has nothing to hide.)
-        let after = crate::pages::after_the_run(&lab.meta.chapter);
-        if let Ok(page) = std::fs::read_to_string(root.join(&after)) {
+        // The chapter's page after the run answers the predictions: it travels scrambled
+        // with its figures, and the book holds a stand-in until the learner's predictions
+        // are sealed. (A lab without such a page, as a scratch workbook's, has nothing to
+        // hide.)
+        if let Some((_, bundle)) = bundles.iter().find(|(l, _)| l.meta.id == lab.meta.id) {
+            let after = crate::pages::after_the_run(&lab.meta.chapter);
             let stub = crate::keys::page_stub(&lab.meta.number);
             write(dir, &after, stub.as_bytes())?;
-            let coded = crate::keys::encode_page(&lab.meta.id, &page);
+            let coded = crate::keys::encode_page(&lab.meta.id, bundle);
             write(dir, &format!("labs/{slug}/{PAGE_FILE}"), coded.as_bytes())?;
         }
         for file in &lab.meta.learner_files {

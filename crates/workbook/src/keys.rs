@@ -78,7 +78,18 @@ pub fn decode(lab_id: &str, text: &str) -> Result<LabKey, String> {
     toml::from_str(&plain).map_err(|e| format!("key.txt is damaged: {e}"))
 }
 
-const PAGE_VERSION: &str = "boundary-labs page v1";
+const PAGE_VERSION: &str = "boundary-labs page v2";
+
+/// A chapter's page after the run as the student edition carries it: the page, and the
+/// files only it shows (its figures and generated text, which say what the run showed),
+/// by their paths under `book/src`, as base64.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct AfterTheRun {
+    /// The page's Markdown.
+    pub page: String,
+    /// `figures/04-writes-per-split.md` → its bytes, base64.
+    pub files: std::collections::BTreeMap<String, String>,
+}
 
 /// The line that marks a chapter's page after the run as the student edition's stand-in:
 /// the page itself travels scrambled in the lab's [`PAGE_FILE`](crate::meta::PAGE_FILE).
@@ -91,21 +102,23 @@ pub fn page_stub(number: &str) -> String {
     )
 }
 
-/// The scrambled text of a chapter's page after the run, for lab `lab_id`.
-pub fn encode_page(lab_id: &str, page: &str) -> String {
+/// The scrambled text of a chapter's page after the run and its figures, for lab
+/// `lab_id`.
+pub fn encode_page(lab_id: &str, after: &AfterTheRun) -> String {
     seal(
-        "# The chapter's page after the run, scrambled so that opening this file spoils\n\
-         # nothing. `cargo labs read` and `cargo labs book` show it once your predictions\n\
-         # are sealed.\n",
+        "# The chapter's page after the run and its figures, scrambled so that opening this\n\
+         # file spoils nothing. `cargo labs read` and `cargo labs book` show them once your\n\
+         # predictions are sealed.\n",
         PAGE_VERSION,
         &format!("page:{lab_id}"),
-        page.as_bytes(),
+        serde_json::to_string(after).unwrap_or_default().as_bytes(),
     )
 }
 
 /// Reads a scrambled page back. Errors say what is wrong with the file.
-pub fn decode_page(lab_id: &str, text: &str) -> Result<String, String> {
-    unseal("the page", PAGE_VERSION, &format!("page:{lab_id}"), text)
+pub fn decode_page(lab_id: &str, text: &str) -> Result<AfterTheRun, String> {
+    let plain = unseal("the page", PAGE_VERSION, &format!("page:{lab_id}"), text)?;
+    serde_json::from_str(&plain).map_err(|e| format!("the page is damaged: {e}"))
 }
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -170,6 +183,24 @@ mod tests {
             assert_eq!(base64_decode(encoded).unwrap(), plain.as_bytes());
         }
         assert_eq!(base64_decode("Zm9v!"), None);
+    }
+
+    #[test]
+    fn a_page_and_its_figures_survive_the_round_trip_and_read_as_nothing() {
+        let after = AfterTheRun {
+            page: "## What the run shows\n\nThe plain writer lost 97 rows.\n".into(),
+            files: [(
+                "figures/10-signals.md".to_string(),
+                base64_encode(b"| lost | 97 |"),
+            )]
+            .into(),
+        };
+        let coded = encode_page("topic-to-table", &after);
+        assert!(!coded.contains("97") && !coded.contains("lost") && !coded.contains("signals"));
+        let back = decode_page("topic-to-table", &coded).unwrap();
+        assert_eq!(back.page, after.page);
+        assert_eq!(back.files, after.files);
+        assert!(decode_page("outbox", &coded).is_err(), "another lab's seed");
     }
 
     #[test]

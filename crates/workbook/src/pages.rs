@@ -181,16 +181,88 @@ pub fn after_the_run_text(root: &Path, lab: &Lab) -> String {
     if !text.contains(crate::keys::PAGE_STUB) {
         return text;
     }
+    scrambled_page(lab).map_or_else(
+        |e| format!("{text}\n(The page could not be read: {e}.)\n"),
+        |after| after.page,
+    )
+}
+
+/// The student edition's scrambled page after the run of `lab`, with its figures.
+fn scrambled_page(lab: &Lab) -> Result<crate::keys::AfterTheRun, String> {
     let coded = lab.dir.join(crate::meta::PAGE_FILE);
-    let decoded = std::fs::read_to_string(&coded)
+    std::fs::read_to_string(&coded)
         .map_err(|e| e.to_string())
-        .and_then(|coded| crate::keys::decode_page(&lab.meta.id, &coded));
-    decoded.unwrap_or_else(|e| {
-        format!(
-            "{text}\n(The page could not be read: {}: {e}.)\n",
-            coded.display()
-        )
-    })
+        .and_then(|coded| crate::keys::decode_page(&lab.meta.id, &coded))
+        .map_err(|e| format!("{}: {e}", coded.display()))
+}
+
+/// The files under `book/src` that `page` (a page of `book/src`) shows of the figures
+/// folder, by their paths under `book/src`: what an include or an image names.
+pub fn figures_of(page: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for (at, _) in page.match_indices("figures/") {
+        let before = page[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-') {
+            continue;
+        }
+        let name: String = page[at + "figures/".len()..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-'))
+            .collect();
+        let path = format!("figures/{}", name.trim_end_matches('.'));
+        if name.contains('.') && !found.contains(&path) {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// The page after the run and the figures only it shows, as the student edition carries
+/// them (scrambled in the lab's `PAGE_FILE`): `shared` names figures that a page a learner
+/// reads before the run shows too, which travel in plain.
+pub fn after_the_run_bundle(
+    root: &Path,
+    lab: &Lab,
+    shared: &[String],
+) -> std::io::Result<crate::keys::AfterTheRun> {
+    let page = std::fs::read_to_string(root.join(after_the_run(&lab.meta.chapter)))?;
+    let src = root.join("book/src");
+    let mut files = BTreeMap::new();
+    for figure in figures_of(&page) {
+        let path = src.join(&figure);
+        if shared.contains(&figure) || !path.is_file() {
+            continue;
+        }
+        let bytes = std::fs::read(&path)?;
+        files.insert(figure, crate::keys::base64_encode(&bytes));
+    }
+    Ok(crate::keys::AfterTheRun { page, files })
+}
+
+/// In the student edition, writes the page after the run of `lab` and its figures where
+/// the book finds them, in place of the page's stand-in (once the learner's predictions
+/// are sealed: the caller decides). Returns whether the page was a stand-in.
+pub fn open_after_the_run(root: &Path, lab: &Lab) -> Result<bool, String> {
+    let page = root.join(after_the_run(&lab.meta.chapter));
+    let text = std::fs::read_to_string(&page).unwrap_or_default();
+    if !text.contains(crate::keys::PAGE_STUB) {
+        return Ok(false);
+    }
+    let after = scrambled_page(lab)?;
+    let src = root.join("book/src");
+    for (figure, coded) in &after.files {
+        let bytes = crate::keys::base64_decode(coded)
+            .ok_or_else(|| format!("the page's figure {figure} is damaged"))?;
+        let path = src.join(figure);
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, bytes));
+        written.map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    std::fs::write(&page, &after.page)
+        .map_err(|e| format!("cannot write {}: {e}", page.display()))?;
+    Ok(true)
 }
 
 /// [`after_the_run_text`], its includes expanded as on the chapter's own page.
@@ -256,19 +328,20 @@ pub fn heading_ids(markdown: &str) -> Vec<String> {
 }
 
 /// Where a section pointer (`01-outbox.md#the-relay`, written before the chapters were
-/// split) is now: on the chapter's page, or on the page after the run. The result is
-/// relative to `book/src`, as the pointer was.
+/// split) is now: on the chapter's page when it has that heading, else on the page after
+/// the run (which, in the student edition, is a stand-in until the seal: the chapter's
+/// page alone decides). The result is relative to `book/src`, as the pointer was.
 pub fn section_page(src: &Path, section: &str) -> String {
     let (page, anchor) = section.split_once('#').unwrap_or((section, ""));
+    let text = std::fs::read_to_string(src.join(page)).unwrap_or_default();
     let after = after_the_run(page);
-    let on = |page: &str| {
-        let text = std::fs::read_to_string(src.join(page)).unwrap_or_default();
-        heading_ids(&text).iter().any(|id| id == anchor)
-    };
-    if !anchor.is_empty() && !on(page) && on(&after) {
-        format!("{after}#{anchor}")
-    } else {
+    if anchor.is_empty()
+        || heading_ids(&text).iter().any(|id| id == anchor)
+        || !src.join(&after).is_file()
+    {
         section.to_string()
+    } else {
+        format!("{after}#{anchor}")
     }
 }
 
@@ -406,6 +479,16 @@ mod tests {
         let starters = Starters::of(&root, std::slice::from_ref(&lab));
         let starter = starters.get(&lab.dir.join("src/../src/relay.rs")).unwrap();
         assert!(starter.contains("ANCHOR: relay_outbox") && starter.contains("TODO"));
+    }
+
+    #[test]
+    fn a_pages_figures_are_what_its_includes_and_images_name() {
+        let page = "![Figure 4.1: a](figures/04-a.svg)\n```text\n{{#include figures/04-b.txt}}\n```\n\
+                    {{#include figures/04-c.md}}\nsee figures/ and my-figures/x.svg, figures/04-a.svg.\n";
+        assert_eq!(
+            figures_of(page),
+            ["figures/04-a.svg", "figures/04-b.txt", "figures/04-c.md"]
+        );
     }
 
     #[test]

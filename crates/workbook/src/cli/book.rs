@@ -64,11 +64,8 @@ pub fn book(wb: &Workbook, open: bool) -> Result<PathBuf> {
 /// reaches what they would say.
 fn open_sealed_pages(wb: &Workbook) -> Result<()> {
     for lab in &wb.labs.labs {
-        let page = wb.root.join(crate::pages::after_the_run(&lab.meta.chapter));
-        let text = std::fs::read_to_string(&page).unwrap_or_default();
-        if text.contains(crate::keys::PAGE_STUB) && super::read::sealed(wb, lab)? {
-            let opened = crate::pages::after_the_run_text(&wb.root, lab);
-            std::fs::write(&page, opened).map_err(|e| Error::io("cannot write the page", e))?;
+        if super::read::sealed(wb, lab)? {
+            crate::pages::open_after_the_run(&wb.root, lab).map_err(Error::lab)?;
         }
     }
     Ok(())

@@ -42,15 +42,15 @@ fn refusal(wb: &Workbook, lab: &Lab) -> Option<Error> {
 }
 
 /// The graded tests, step by step where the build phase has steps, and the step to work
-/// on now: the first with a test that does not pass.
-fn print_tests(lab: &Lab, run: &crate::grade::SuiteRun) {
+/// on now: the first with a test that does not pass (its index, returned).
+fn print_tests(lab: &Lab, run: &crate::grade::SuiteRun) -> Option<usize> {
     let line = |t: &crate::grade::TestRun| {
         println!("  {} {}", check_mark(t.passed()), t.name.replace('_', " "))
     };
     let steps = &lab.meta.steps;
     if steps.is_empty() {
         run.tests.iter().for_each(line);
-        return;
+        return None;
     }
     let mut current = None;
     for (i, step) in steps.iter().enumerate() {
@@ -68,7 +68,7 @@ fn print_tests(lab: &Lab, run: &crate::grade::SuiteRun) {
         );
         mine.into_iter().for_each(line);
         if passed < step.tests.len() && current.is_none() {
-            current = Some((i + 1, &step.name));
+            current = Some((i, &step.name));
         }
     }
     let rest: Vec<&crate::grade::TestRun> = run
@@ -80,8 +80,47 @@ fn print_tests(lab: &Lab, run: &crate::grade::SuiteRun) {
         println!("{}", "guarding against regressions:".bold());
         rest.into_iter().for_each(line);
     }
-    if let Some((n, name)) = current {
-        println!("\n{} step {n}: {name}", "now:".bold());
+    if let Some((i, name)) = current {
+        println!("\n{} step {}: {name}", "now:".bold(), i + 1);
+    }
+    current.map(|(i, _)| i)
+}
+
+/// The failures worth reading now: those of the current step and of tests outside the
+/// steps, each timeline once (a test that fails the same way as one above says so); the
+/// failures of later steps are named, their timelines kept for when their step comes.
+fn print_failures(lab: &Lab, run: &SuiteRun, current: Option<usize>) {
+    let later = |name: &str| {
+        current.is_some_and(|now| lab.meta.step_of(name).is_some_and(|step| step > now))
+    };
+    let mut shown: Vec<(Vec<&str>, &str)> = Vec::new();
+    let mut waiting = Vec::new();
+    for t in run.tests.iter().filter(|t| !t.passed()) {
+        if later(&t.name) {
+            waiting.push(t.name.replace('_', " "));
+            continue;
+        }
+        println!("\n{} {}", "failed:".red().bold(), t.name.bold());
+        if let Some(how) = &t.detail {
+            println!("  the test did not count: {how}");
+        }
+        let lines = crate::text::clean_failure(&t.output);
+        if let Some((_, first)) = shown.iter().find(|(seen, _)| *seen == lines) {
+            println!("  the same failure as `{first}` above");
+            continue;
+        }
+        for line in &lines {
+            println!("{}", crate::text::for_terminal(line));
+        }
+        shown.push((lines, &t.name));
+    }
+    if let (Some(now), false) = (current, waiting.is_empty()) {
+        println!(
+            "\n{} {} (their failures show here once step {} passes)",
+            "later steps fail too:".bold(),
+            waiting.join(", "),
+            now + 1
+        );
     }
 }
 
@@ -138,17 +177,9 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Result<()> {
     let run = learner_run(wb, lab, None).inspect_err(|e| {
         let _ = progress.record_attempt(&lab.meta.id, "check", &now_utc(), 0, 0, &e.to_string());
     })?;
-    print_tests(lab, &run);
+    let current = print_tests(lab, &run);
     let passed = run.passed();
-    for t in run.tests.iter().filter(|t| !t.passed()) {
-        println!("\n{} {}", "failed:".red().bold(), t.name.bold());
-        if let Some(how) = &t.detail {
-            println!("  the test did not count: {how}");
-        }
-        for line in crate::text::clean_failure(&t.output) {
-            println!("{}", crate::text::for_terminal(line));
-        }
-    }
+    print_failures(lab, &run, current);
     let scan = scan_learner_files(&wb.root, lab);
     for note in run.notes.iter().chain(&scan.notes) {
         println!("{} {}", "note:".yellow().bold(), note.one_line());

@@ -122,6 +122,21 @@ fn command_help(name: &str) -> Option<String> {
     find(name).map(|c| format!("usage: {}\n\n{}", c.usage, c.about))
 }
 
+/// What `--help` says of `name` in this edition: a teacher's command is only named as
+/// one in the student edition (its help speaks of what that edition does not have).
+fn help_in_edition(name: &str, teacher: bool) -> Option<String> {
+    match find(name)? {
+        c if c.section == Section::Teacher && !teacher => Some(teachers_only(name)),
+        _ => command_help(name),
+    }
+}
+
+fn teachers_only(name: &str) -> String {
+    format!(
+        "`cargo labs {name}` is a teacher's command: it works in the teacher's edition only, not in this student edition. `cargo labs --help` lists yours."
+    )
+}
+
 /// The usage error of a command.
 pub fn usage_error(name: &str) -> Error {
     Error::input(format!(
@@ -146,7 +161,7 @@ pub fn dispatch(args: &[String]) -> Result<()> {
     let teacher = root.as_deref().is_ok_and(teachers_edition);
     let asks_help = |a: &String| a == "--help" || a == "-h";
     if matches!(name, "help" | "--help" | "-h") {
-        match rest.first().and_then(|c| command_help(c)) {
+        match rest.first().and_then(|c| help_in_edition(c, teacher)) {
             Some(text) => println!("{text}"),
             None => println!("{}", help(teacher)),
         }
@@ -160,16 +175,14 @@ pub fn dispatch(args: &[String]) -> Result<()> {
         )));
     };
     if rest.iter().any(asks_help) {
-        println!("{}", command_help(name).unwrap_or_default());
+        println!("{}", help_in_edition(name, teacher).unwrap_or_default());
         return Ok(());
     }
     // A teacher's command in the student edition could rewrite what the edition depends
     // on (`bless` would publish the learner's file as the starter). `poll` says itself
     // what the edition lacks.
     if command.section == Section::Teacher && !teacher && command.name != "poll" {
-        return Err(Error::input(format!(
-            "`cargo labs {name}` is a teacher's command: it works in the teacher's edition only, not in this student edition. `cargo labs --help` lists yours."
-        )));
+        return Err(Error::input(teachers_only(name)));
     }
     let wb = Workbook::load(root?)?;
     (command.run)(&wb, Args::new(command.name, rest))

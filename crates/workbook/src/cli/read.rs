@@ -34,8 +34,16 @@ pub fn chapter_for(wb: &Workbook, lab: &Lab, sealed: bool) -> String {
     let mut text = expanded_with(&page, &starters);
     let n = &lab.meta.number;
     if sealed {
+        // In the student edition the page and its figures are written out first, as the
+        // book does: the page's includes read them from there.
+        let opened = crate::pages::open_after_the_run(&wb.root, lab);
         text.push_str("\n\n");
         text.push_str(&after_the_run_expanded(&wb.root, lab, &starters));
+        if let Err(why) = opened {
+            text.push_str(&format!(
+                "\n\n(The page's figures could not be written: {why}.)\n"
+            ));
+        }
     } else {
         text.push_str(&format!(
             "\n\n---\n\nThe rest of the chapter (what the run shows, what the service promises, the build phase) opens here once your predictions are sealed: `cargo labs predict {n}`, then `cargo labs run {n}`.\n"

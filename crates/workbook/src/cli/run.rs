@@ -125,8 +125,9 @@ pub struct Compared {
 }
 
 /// The title of a check's explanation: what the run showed. A claim that holds is stated
-/// as the finding; one that does not opens with "Not so", as the belief the run refutes,
-/// so that a learner who believed it never reads it as the lesson. `observed_yes` is the run's answer to the question
+/// as the finding; one that does not is named as the belief the run refuted, so that a
+/// learner who believed it never reads it as the lesson, and one who did not never reads
+/// it as a verdict on their answer. `observed_yes` is the run's answer to the question
 /// (the key decides when the run did not report it).
 pub fn check_title(check: &Check, key: &CheckKey, observed_yes: Option<bool>) -> String {
     let holds = observed_yes.map_or(key.holds, |yes| check.holds_for(yes));
@@ -134,7 +135,7 @@ pub fn check_title(check: &Check, key: &CheckKey, observed_yes: Option<bool>) ->
     if holds {
         format!("Shown by the run: {}.", capitalised(claim))
     } else {
-        format!("Not so: the run refutes the belief that {claim}.")
+        format!("Refuted by the run: the belief that {claim}.")
     }
 }
 
@@ -446,7 +447,7 @@ mod tests {
                 } else {
                     myths += 1;
                     assert!(
-                        title.starts_with("Not so: the run refutes the belief that "),
+                        title.starts_with("Refuted by the run: the belief that "),
                         "{title}"
                     );
                     assert!(

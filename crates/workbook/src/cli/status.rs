@@ -73,9 +73,8 @@ pub fn status(wb: &Workbook) -> Result<()> {
                 )
             } else if answered == 0 && !sealed {
                 format!(
-                    "read chapter {} up to its Predict section (`cargo labs read {n}`, or {} in the book), then predict what lab {n} will show: `cargo labs predict {n}`",
+                    "read chapter {} up to its Predict section (`cargo labs read {n}`, or in the book: `cargo labs book --open`), then predict what lab {n} will show: `cargo labs predict {n}`",
                     lab.meta.number.trim_start_matches('0'),
-                    lab.meta.chapter
                 )
             } else if !sealed || run.is_none() {
                 format!("run lab {n} and compare: `cargo labs run {n}`")

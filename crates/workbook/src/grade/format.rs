@@ -235,6 +235,11 @@ pub fn text(grade: &Grade) -> String {
         grade.points,
         grade.max_points
     ));
+    out.push_str(
+        "(a lab's test points are shared by the tests its starter fails, the others guard \
+         against regressions; its prediction points, by the items whose answer was sealed \
+         before the first run, as grading.toml's [predictions] mode says)\n",
+    );
     out
 }
 

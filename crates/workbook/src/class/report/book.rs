@@ -90,8 +90,15 @@ pub fn section(root: &Path, labs: &[Lab], target: &str, book_base: &str) -> Book
         ),
         None => file.trim_end_matches(".md").to_string(),
     };
+    // The page after the run is read as a learner's CLI opens it (in the student edition
+    // it is a stand-in until the seal).
     let heading = lab
-        .and_then(|_| std::fs::read_to_string(root.join("book/src").join(page_file)).ok())
+        .map(|lab| match page_file == file {
+            true => {
+                std::fs::read_to_string(root.join("book/src").join(page_file)).unwrap_or_default()
+            }
+            false => crate::pages::after_the_run_text(root, lab),
+        })
         .and_then(|text| find_heading(&text, anchor));
     let page = page_file.strip_suffix(".md").unwrap_or(page_file);
     let href = if anchor.is_empty() {
