@@ -194,7 +194,7 @@ fn completion_criteria(end: &ReplayEnd) -> Verdict {
             &[
                 format!("Let run {run} be declared complete."),
                 format!("Then {} still lacked a debit or a receipt (or had two).", missing.join(", ")),
-                "Contradiction: an empty pull or an empty backlog is not evidence; delivery after a seek is not instantaneous. Complete means every expected payment of the interval is in the run's log with its effects present.".into(),
+                "Contradiction: complete means every expected payment of the interval is in the run's log with both of its effects present, the debit and the receipt. An empty pull or an empty backlog is not that evidence (delivery after a seek is not instantaneous), nor is a log entry, which commits with the debit, before the receipt.".into(),
             ],
         ));
     }
