@@ -198,9 +198,10 @@ fn claim_answer(value: &str) -> Option<Option<Answer>> {
     }
 }
 
-/// Parses predictions from `source` (a file name, or `--set` for the command line).
+/// Parses predictions from `source` (a file name, or `` `--set q01=yes` `` for one answer
+/// given on the command line, which errors name without a line number).
 pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
-    let file = source;
+    let one_set = source.starts_with("`--set");
     // Editors on Windows may start a file with a byte-order mark and end lines with CR LF:
     // neither is part of an answer (`lines` already drops the CR).
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -211,11 +212,14 @@ pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
     let mut given = std::collections::BTreeSet::new();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
-        let lineno = n + 1;
+        let at = match one_set {
+            true => source.to_string(),
+            false => format!("{source} line {}", n + 1),
+        };
         if let Some(rest) = raw.strip_prefix(SEAL_PREFIX) {
             if predictions.seal.is_some() || predictions.legacy_seal.is_some() {
                 return Err(Error::input(format!(
-                    "{file} line {lineno}: a second seal line; keep the first one only"
+                    "{at}: a second seal line; keep the first one only"
                 )));
             }
             let words: Vec<&str> = rest.split_whitespace().collect();
@@ -234,7 +238,7 @@ pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
                 }
                 _ => {
                     return Err(Error::input(format!(
-                        "{file} line {lineno}: the seal line is damaged; restore it from git or from a backup, or delete it (the first seal is also kept in .labs/progress.db)"
+                        "{at}: the seal line is damaged; restore it from git or from a backup, or delete it (the first seal is also kept in .labs/progress.db)"
                     )));
                 }
             }
@@ -245,13 +249,13 @@ pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
         }
         let Some((key, value)) = line.split_once('=') else {
             return Err(Error::input(format!(
-                "{file} line {lineno}: expected `id = answer` (`q01 = yes`), found `{line}`"
+                "{at}: expected `id = answer` (`q01 = yes`), found `{line}`"
             )));
         };
         let (key, value) = (key.trim(), value.trim().to_ascii_lowercase());
         let Some(index) = lab.item_index(key) else {
             return Err(Error::input(format!(
-                "{file} line {lineno}: `{key}` is not a question of lab {}; its questions are {}",
+                "{at}: `{key}` is not a question of lab {}; its questions are {}",
                 lab.meta.number,
                 id_range(lab)
             )));
@@ -266,7 +270,7 @@ pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
         let answer = if index < n_checks {
             claim_answer(&value).ok_or_else(|| {
                 Error::input(format!(
-                    "{file} line {lineno}: {named} is a yes/no question; answer `yes`, `no` or `?`, not `{value}`"
+                    "{at}: {named} is a yes/no question; answer `yes`, `no` or `?`, not `{value}`"
                 ))
             })?
         } else {
@@ -279,14 +283,14 @@ pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
             } else {
                 let letters: Vec<&str> = q.options.keys().map(String::as_str).collect();
                 return Err(Error::input(format!(
-                    "{file} line {lineno}: {named} is a multiple-choice question; answer one of {} or `?`, not `{letter}`",
+                    "{at}: {named} is a multiple-choice question; answer one of {} or `?`, not `{letter}`",
                     letters.join(", ")
                 )));
             }
         };
         if !given.insert(index) {
             return Err(Error::input(format!(
-                "{file} line {lineno}: {named} is answered twice; keep one line"
+                "{at}: {named} is answered twice; keep one line"
             )));
         }
         if let Some(answer) = answer {

@@ -301,21 +301,34 @@ fn a_reader_that_stops_early_ends_the_command_quietly() {
 
 #[test]
 fn every_command_answers_help() {
-    let root = scratch();
-    for command in [
-        "check",
-        "run",
-        "predict",
-        "grade",
-        "grade-class",
-        "export",
-        "watch",
-        "replay",
+    // A scratch workbook has no reference solutions: it is a student edition, whose help
+    // names a teacher's command as one; the teacher's edition shows its usage.
+    let student = scratch();
+    let teacher = common::repo();
+    for (root, command, starts) in [
+        (&student, "check", "usage: cargo labs check"),
+        (&student, "run", "usage: cargo labs run"),
+        (&student, "predict", "usage: cargo labs predict"),
+        (&student, "grade", "usage: cargo labs grade"),
+        (&student, "watch", "usage: cargo labs watch"),
+        (&student, "replay", "usage: cargo labs replay"),
+        (
+            &student,
+            "grade-class",
+            "`cargo labs grade-class` is a teacher's command",
+        ),
+        (
+            &student,
+            "export",
+            "`cargo labs export` is a teacher's command",
+        ),
+        (&teacher, "grade-class", "usage: cargo labs grade-class"),
+        (&teacher, "export", "usage: cargo labs export"),
     ] {
-        let out = labs(&root, &[command, "--help"]);
+        let out = labs(root, &[command, "--help"]);
         assert!(out.status.success(), "{command}: {}", stderr(&out));
         assert!(
-            stdout(&out).starts_with(&format!("usage: cargo labs {command}")),
+            stdout(&out).starts_with(starts),
             "{command}: {}",
             stdout(&out)
         );
