@@ -84,12 +84,10 @@ pub fn run() -> Report {
     cache::public_cache(&mut facts);
     cache::cache_variations(&mut obs, &mut facts);
     cache::uploader_steps(&mut obs, &mut facts);
-    cache::second_replacement(&mut facts);
+    cache::origin_and_cache_at_30(&mut facts);
     reads::conditional_reads(&mut facts);
     // Variations asked as multiple-choice questions.
     objects::race_then_batch(&mut obs, &mut facts);
-    reads::metageneration_after_replacement(&mut obs, &mut facts);
-    cache::origin_and_cache_at_30(&mut obs, &mut facts);
     obs.finish(
         Some(ObjectStore::sqlite_version().to_string()),
         Value::Object(facts),

@@ -115,7 +115,7 @@ pub fn approved_delete(obs: &mut Observation, facts: &mut Facts) {
     let versioned = cleanup(store_with(true));
     let approved = version(&versioned.s, "old.csv", versioned.g1);
     obs.ask(
-        "In a bucket with Object Versioning on, which keeps a replaced or deleted live version as a noncurrent one, does the old.csv listing's first delete remove the approved version?",
+        "In a bucket with Object Versioning on, does the old.csv listing's first delete remove the approved version?",
         versioned.deletes[0] == 200 && approved.is_err(),
     );
     let answer = match c.next.as_deref() {

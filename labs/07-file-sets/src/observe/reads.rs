@@ -62,10 +62,6 @@ fn shown(read: &Read) -> String {
 ///    Versioning.
 pub fn ranged_reads(obs: &mut Observation, facts: &mut Facts) {
     let (stitched, pinned_tail) = read_across_a_replacement(store());
-    obs.ask(
-        "In the positions.csv listing, do `head` and `tail` come from two different versions of the file?",
-        stitched != OLD && stitched != NEW,
-    );
     let conditional_tail = pinned_read_across_a_conditional_replacement();
     obs.ask(
         "In the positions.csv listing, B's upload carries ifGenerationMatch set to `first`. Does `pinned_tail` then return bytes?",
@@ -132,36 +128,5 @@ pub fn conditional_reads(facts: &mut Facts) {
             "if_generation_not_match_after_patch": status(&after_patch),
             "if_metageneration_match": [status(&fetched), status(&after_run_3)],
         }),
-    );
-}
-
-/// A variation: the job reads run-1's metadata, the manifest is replaced by run-2 (no
-/// metadata change), and the job fetches with `ifMetagenerationMatch` set to what it read.
-pub fn metageneration_after_replacement(obs: &mut Observation, facts: &mut Facts) {
-    let mut s = store();
-    put(&mut s, PUBLISHER_A, "manifest.json", b"run-1".to_vec());
-    let none = Preconditions::none();
-    let read = s.get(PUBLISHER_A, BUCKET, "manifest.json", None, none);
-    let metageneration = read.map_or(-1, |m| m.metageneration);
-    put(&mut s, PUBLISHER_A, "manifest.json", b"run-2".to_vec());
-    let pre = Preconditions::metageneration(metageneration);
-    let fetched = s
-        .get_media(PUBLISHER_A, BUCKET, "manifest.json", None, None, pre)
-        .map(|(_, data)| data);
-    let answer = match fetched.as_deref() {
-        Err(e) if e.code() == 412 => "a",
-        Ok(b"run-1") => "b",
-        Err(e) if e.code() == 304 => "c",
-        Ok(b"run-2") => "d",
-        _ => "?",
-    };
-    obs.choose(
-        "A variation of `conditional_reads`: the job reads the metadata of run-1's manifest, the manifest is replaced by run-2, and the job fetches the bytes with ifMetagenerationMatch set to the metageneration it read. What does the fetch return?",
-        answer,
-        format!("metageneration {metageneration} read; the fetch answered {}", shown(&fetched)),
-    );
-    facts.insert(
-        "metageneration_after_replacement".into(),
-        json!(shown(&fetched)),
     );
 }

@@ -45,11 +45,15 @@ pub fn a_delayed_request(summary: &mut Map<String, Value>) {
 }
 
 /// A's first request to s1 is delayed; the writer gives A up and sends B at offset 0.
-pub fn a_batch_in_place_of_a_delayed_one(summary: &mut Map<String, Value>) {
+pub fn a_batch_in_place_of_a_delayed_one(obs: &mut Observation, summary: &mut Map<String, Value>) {
     let mut client = Client::with_append_fates(&[Fate::AppliedLater]);
     let s = client.create();
     let _ = client.append(&s, Some(0), batch("A", 1000, 1003));
     let b = client.append(&s, Some(0), batch("B", 1003, 1005));
+    obs.ask(
+        "A's first request to s1 is delayed; the writer gives A up and sends B at offset 0 instead. Is B accepted?",
+        b.is_ok(),
+    );
     summary.insert(
         "b_at_0_in_place_of_a_delayed_a".into(),
         format!("{}; the table holds {:?}", code(&b), client.positions()).into(),

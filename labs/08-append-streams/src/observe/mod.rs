@@ -144,7 +144,7 @@ pub fn run() -> Report {
     let mut obs = Observation::new("append-streams");
     let mut summary = serde_json::Map::new();
     retries::the_default_stream(&mut obs, &mut summary);
-    late::a_batch_in_place_of_a_delayed_one(&mut summary);
+    late::a_batch_in_place_of_a_delayed_one(&mut obs, &mut summary);
     retries::a_retry_at_the_same_offset(&mut summary);
     retries::offsets_count_rows(&mut summary);
     late::a_delayed_request(&mut summary);

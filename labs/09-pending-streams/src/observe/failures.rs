@@ -55,7 +55,7 @@ pub fn the_listed_coordinator(obs: &mut Observation) {
 
 /// The commit request is lost; the coordinator keeps s1, replaces s2 by s3 and commits
 /// [s1, s3]; then the process that sent the lost request sends [s1, s2] again.
-pub fn a_lost_commit_request(summary: &mut Map<String, Value>) {
+pub fn a_lost_commit_request(obs: &mut Observation, summary: &mut Map<String, Value>) {
     let mut b = Batch::with_next_commit(Fate::NotApplied);
     let [s1, s2] = b.both_workers();
     b.finalize(&s1).expect("finalize");
@@ -67,6 +67,7 @@ pub fn a_lost_commit_request(summary: &mut Map<String, Value>) {
     b.commit(&[s1.clone(), s3]).expect("commit [s1, s3]");
     let copies = b.most_copies();
     let stale = b.commit(&[s1, s2]).expect("the stale commit answers");
+    obs.ask("In another run the commit request is lost before it reaches the service. The coordinator keeps s1, has W2 write its range again into a new stream, finalizes that stream and commits it with s1; then the process that sent the lost request sends [s1, s2] again. Does any row appear twice in the table?", b.most_copies() > 1);
     summary.insert(
         "replacement_after_a_lost_commit_request".into(),
         format!(
@@ -110,8 +111,8 @@ fn w2_runs_again(obs: &mut Observation) {
     let answer = b.commit(&group).expect("commit every stream");
     let rows = b.visible();
     let letter = match rows {
-        0 => "a",
-        5 => "b",
+        5 => "a",
+        7 => "b",
         8 => "c",
         10 => "d",
         _ => "none of these",
@@ -130,7 +131,21 @@ fn w2_runs_again(obs: &mut Observation) {
 fn w1_runs_again(obs: &mut Observation, summary: &mut Map<String, Value>) {
     let (mut b, streams) = w1_twice_then_w2();
     b.commit(&streams[..2]).expect("commit [s1, s2]");
-    obs.ask("In another run W1's append is applied but its response is lost, and W1 runs the worker code again; then W2 runs. The coordinator finalizes s1 and s2 and commits [s1, s2]. Does the table show any of W2's rows?", b.shows_any(2, 5));
+    let rows = b.visible();
+    let letter = match rows {
+        4 => "a",
+        5 => "b",
+        6 => "c",
+        7 => "d",
+        _ => "none of these",
+    };
+    obs.choose("In another run W1's append is applied but its response is lost, and W1 runs the worker code again; then W2 runs. The coordinator finalizes s1 and s2 and commits [s1, s2]. How many rows does a query return?",
+        letter,
+        format!(
+            "a query returns {rows} rows; W2's rows shown: {}",
+            b.shows_any(2, 5)
+        ),
+    );
 
     let (mut b, streams) = w1_twice_then_w2();
     b.commit(&streams).expect("commit every stream");

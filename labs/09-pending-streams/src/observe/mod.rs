@@ -188,7 +188,7 @@ pub fn run() -> Report {
     visibility::one_unfinalized_stream(&mut summary);
     failures::an_append_lost_before_the_service(&mut summary);
     failures::the_listed_coordinator(&mut obs);
-    failures::a_lost_commit_request(&mut summary);
+    failures::a_lost_commit_request(&mut obs, &mut summary);
     failures::lost_append_responses(&mut obs, &mut summary);
     limits::the_night_schedule(&mut obs, &mut summary);
     obs.finish(None, serde_json::Value::Object(summary))

@@ -24,6 +24,19 @@ fn produce_outside(
 }
 // ANCHOR_END: outside
 
+/// The plain-writer producer with the sequence number moved inside the body, as the
+/// starter moves it (a variation the questions ask about).
+pub(super) fn produce_outside_moving_seq_no(
+    db: &mut Ydb,
+    sim: &mut Sim,
+    tx: &mut Tx,
+    producer: &mut Producer,
+) -> Result<(), YdbError> {
+    produce_outside(db, sim, tx, producer)?;
+    producer.next_seq_no += 1;
+    Ok(())
+}
+
 // ANCHOR: offset_at_read
 /// A consumer that commits the offset when it reads the batch, then writes the sink
 /// rows in a transaction of their own.

@@ -3,7 +3,9 @@
 //! commit taken for a failure, an unknown commit under either retry setting, a
 //! writer restarted with the SDK's default producer id.
 
-use super::protocols::{ONE_TRANSACTION, consume_in_tx, produce_in_tx, upsert_batch};
+use super::protocols::{
+    ONE_TRANSACTION, consume_in_tx, produce_in_tx, produce_outside_moving_seq_no, upsert_batch,
+};
 use crate::scenarios::{Config, Protocol, run_pipeline};
 use crate::world::{
     Batch, CONSUMER, Consumer, HOT, Producer, SINK, Sim, Tx, Ydb, YdbError, decode_payload,
@@ -79,11 +81,17 @@ fn produce_moving_seq_no(
     Ok(())
 }
 
-/// That producer sends two messages; the first one's first commit is ABORTED. Returns the
-/// seq_nos the topic holds.
-pub fn seq_no_moved_in_the_body() -> Vec<i64> {
+/// That producer (writing with the plain writer when `plain`, through `tx_writer`
+/// otherwise) sends two messages; the first one's first commit is ABORTED. Returns the
+/// seq_nos the topic holds, in the topic's order.
+pub fn seq_no_moved_in_the_body(plain: bool) -> Vec<i64> {
+    let produce = if plain {
+        produce_outside_moving_seq_no
+    } else {
+        produce_moving_seq_no
+    };
     let protocol = Protocol {
-        produce: produce_moving_seq_no,
+        produce,
         produced: |_| {},
         ..ONE_TRANSACTION
     };
