@@ -231,7 +231,6 @@ const TEACHER_ONLY_NAMES: &[&str] = &[
     "crates/workbook/templates",
     "reading-times",
     "design note",
-    "the seed's",
     "T4",
     "teacher's chapter",
     "teacher's guide",
