@@ -32,27 +32,33 @@ pub fn observe(lab: &mut OutboxLab, obs: &mut Observation) -> Result<()> {
     amount_corrected(obs)
 }
 
-/// Between sections 2 and 3, an operator changes S1's outbox row to 130; section 3 runs.
+/// Section 3, with an operator changing S1's outbox row to 130 between its first and
+/// second runs.
 fn amount_corrected(obs: &mut Observation) -> Result<()> {
     let mut lab = after_section_2()?;
+    let mut runs = vec![lab.relay("S1", SECTION_3[0])];
     lab.db
         .execute("UPDATE outbox SET amount = 130 WHERE id = 'S1'", [])?;
-    let runs: Vec<_> = (SECTION_3.into_iter())
-        .map(|lose_response| lab.relay("S1", lose_response))
-        .collect();
+    for lose_response in &SECTION_3[1..] {
+        runs.push(lab.relay("S1", *lose_response));
+    }
     let collisions = (runs.iter())
         .filter(|r| matches!(r, Err(LabError::ReceiverCollision)))
         .count();
     let held = lab.receiver.effects.get("S1").copied();
+    let order: i64 = (lab.db).query_row("SELECT amount FROM orders WHERE id = 'S1'", [], |r| {
+        r.get(0)
+    })?;
+    let (order, operator) = (Some(order), Some(130));
     let answer = match (collisions, held) {
-        (0, Some(130)) => "a",
-        (0, Some(120)) => "b",
-        (2, Some(130)) => "c",
-        (3, None) => "d",
+        (0, held) if held == operator => "a",
+        (1, held) if held == operator => "b",
+        (2, held) if held == order => "c",
+        (2, held) if held == operator => "d",
         _ => "?",
     };
     obs.choose(
-        "Variation: between sections 2 and 3, an operator sets S1's amount in `outbox` to 130. After section 3, how many of its runs returned `Err(ReceiverCollision)`, and what amount does the receiver hold for S1?",
+        "Variation: an operator sets S1's amount in `outbox` to 130 between section 3's first and second runs. After section 3, how many of its runs returned `Err(ReceiverCollision)`, and which amount does the receiver hold for S1?",
         answer,
         format!("the runs returned {runs:?}; the receiver holds {held:?}"),
     );

@@ -82,25 +82,3 @@ fn attempts_in_the_other_order(obs: &mut Observation) -> Result<()> {
     );
     Ok(())
 }
-
-/// Section 1 with the order committed first and the receipt after COMMIT; the injected
-/// failure strikes between the two.
-pub fn call_after_the_commit(obs: &mut Observation) -> Result<()> {
-    let mut lab = OutboxLab::new()?;
-    let _ = lab.commit_then_call("U1", 80, true);
-    let second = lab.commit_then_call("U1", 80, false);
-    let key_error = is(&second, |e| matches!(e, LabError::Sql(_)));
-    let (receipts, rows) = (lab.unsafe_receipts.len(), lab.order_count("U1")?);
-    let answer = match (second.is_ok(), key_error, receipts, rows) {
-        (true, _, 1, 1) => "a",
-        (_, true, 0, 1) => "b",
-        (_, true, 1, 1) => "c",
-        _ => "?",
-    };
-    obs.choose(
-        "Variation: in section 1, an attempt that runs its INSERT, then COMMIT, then appends its receipt takes the unsafe attempt's place; its injected failure strikes just before the receipt. What does the second attempt return, and what is there for U1?",
-        answer,
-        format!("the second attempt returned {second:?}; {receipts} receipt(s), {rows} row(s)"),
-    );
-    Ok(())
-}

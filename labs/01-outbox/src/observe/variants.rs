@@ -66,27 +66,6 @@ impl OutboxLab {
         Ok(answer)
     }
 
-    /// Commits the order first and calls the outside world after the COMMIT;
-    /// `dies_between` stops the process between the two.
-    pub fn commit_then_call(
-        &mut self,
-        order_id: &str,
-        amount: i64,
-        dies_between: bool,
-    ) -> Result<()> {
-        let tx = self.db.transaction()?;
-        tx.execute(
-            "INSERT INTO orders VALUES (?1, ?2)",
-            params![order_id, amount],
-        )?;
-        tx.commit()?;
-        if dies_between {
-            return Err(LabError::Injected("the process died after COMMIT"));
-        }
-        self.unsafe_receipts.push((order_id.to_string(), amount));
-        Ok(())
-    }
-
     /// Writes the order and its intent as two autocommit INSERTs, with no lookup;
     /// `fails_between` injects a failure after the first.
     pub fn enqueue_in_two_transactions(

@@ -54,38 +54,13 @@ pub fn run() -> Report {
         spanner: spanner::spanner(),
     };
     let mut obs = Observation::new("snapshots");
-    decision_asks(&mut obs, &o.variations);
-    report_asks(&mut obs, &o.reports);
-    spanner_asks(&mut obs, &o.spanner);
-    questions::questions(&mut obs, &o);
-    obs.finish(Some(rusqlite::version().to_string()), summary(&o))
-}
-
-/// `separate_check` with another `BEGIN` and another write, `deferred_then_write` with
-/// its read before `BEGIN`.
-fn decision_asks(obs: &mut Observation, v: &Variations) {
-    obs.ask("Suppose the loop in `separate_check` began each request with `BEGIN IMMEDIATE`, and B's availability were written as `available = available - 1` while A's stayed as listed. Would `available(&a)` read 0 when the function returns?", v.immediate_relative_b_available == 0);
-    obs.ask("Suppose A's `BEGIN` in `separate_check` moved out of the loop to just before `available(&a)`, as `BEGIN IMMEDIATE`, everything else as listed. Would B's INSERT succeed?", v.a_locks_first_b_insert.is_none());
-    obs.ask("Suppose A's `available(&a)` in `deferred_then_write` ran just before its `BEGIN DEFERRED` instead of just after it. Would A's INSERT right after B's reservation succeed?", v.read_before_begin_insert.is_none());
-}
-
-fn report_asks(obs: &mut Observation, r: &Reports) {
+    obs.ask("Suppose the loop in `separate_check` began each request with `BEGIN IMMEDIATE`, and B's availability were written as `available = available - 1` while A's stayed as listed. Would `available(&a)` read 0 when the function returns?", o.variations.immediate_relative_b_available == 0);
     obs.ask(
         "In `report` as listed, is `separate_reads_total` larger than the number of units `report` puts on sale?",
-        r.separate_reads_total > 10,
+        o.reports.separate_reads_total > 10,
     );
-    obs.ask(
-        "Suppose `report`'s open transaction inserted a row into an audit table right after its first read, everything else as listed. Would B2's reservation go through?",
-        r.early_audit.1.is_none(),
-    );
-}
-
-fn spanner_asks(obs: &mut Observation, s: &Spanner) {
-    obs.ask("A single read with the listing's `stale` bound is made 12 seconds after B2's commit. Does it show B2?", s.stale_12s_on == Ok(true));
-    obs.ask("A single read whose staleness bound is the listing's `stale` seconds is made 18 seconds after B2's commit and served by the replica furthest behind. Does it show B2?", s.bounded_18s_on_behind == Ok(true));
-    obs.ask("Right after B2's commit, a single read asks for a timestamp no older than the listing's `snapshot.read_timestamp()`, and the replica furthest behind serves it. Does it show B2?", s.min_snapshot_timestamp_behind == Ok(true));
-    let repeatable = last_unit_twice(IsolationLevel::RepeatableRead);
-    obs.ask("Variation: on Spanner, with a stock of one, A and B each run a read-write transaction at REPEATABLE_READ that counts the item's reservations and inserts its own row if there is none; A reads, B reads, A commits, B commits. Does B's row end up in the table beside A's?", repeatable.len() == 2);
+    questions::questions(&mut obs, &o);
+    obs.finish(Some(rusqlite::version().to_string()), summary(&o))
 }
 
 /// The summary `cargo labs run 03` prints under "Measured", and the raw values.
@@ -149,11 +124,23 @@ fn spanner_table(s: &Spanner) -> Vec<String> {
         ),
         format!(
             "Spanner, the same read 20 s later:        {}",
-            shown(&s.stale_20s_on)
+            shown(&s.stale_again)
         ),
         format!(
             "Spanner, read at the commit 61 min later: {}",
-            shown(&s.at_commit_61min_on)
+            shown(&s.at_commit)
+        ),
+        format!(
+            "Spanner, the stale read 12 s after:       {}",
+            shown(&s.stale_12s_on)
+        ),
+        format!(
+            "Spanner, 15 s bound 18 s after, behind:   {}",
+            shown(&s.bounded_18s_on_behind)
+        ),
+        format!(
+            "Spanner, no older than snapshot, behind:  {}",
+            shown(&s.min_snapshot_timestamp_behind)
         ),
         format!(
             "Spanner, last unit, rows at the default:  [{}]",

@@ -15,6 +15,9 @@ pub struct Reports {
     /// The open transaction inserts an audit row right after its first read: that
     /// INSERT, then B2's reservation.
     pub early_audit: (Option<i32>, Option<i32>),
+    /// The open transaction inserts an audit row right after its second read: that
+    /// INSERT, and B2's reservation (which came before it).
+    pub late_audit: (Option<i32>, Option<i32>),
 }
 
 impl Reports {
@@ -27,6 +30,7 @@ pub fn reports() -> Result<Reports> {
     let mut r = Reports::default();
     report(&mut r)?;
     early_audit(&mut r)?;
+    late_audit(&mut r)?;
     Ok(r)
 }
 
@@ -80,4 +84,29 @@ fn early_audit(r: &mut Reports) -> Result<()> {
     r.early_audit = (code(&audit), code(&b2));
     available(&report)?;
     report.execute_batch("COMMIT")
+}
+
+/// `report`, its open transaction inserting its first read into an audit table right
+/// after its second read.
+fn late_audit(r: &mut Reports) -> Result<()> {
+    let db = Database::create(10);
+    let (report, b) = (db.connect(), db.connect());
+    report.execute_batch("CREATE TABLE audits (reserved INTEGER NOT NULL)")?;
+    reserved(&report)?;
+    reserve_whole(&b, "B1")?;
+    available(&report)?;
+
+    report.execute_batch("BEGIN")?;
+    let snapshot_reserved = reserved(&report)?;
+    let b2 = reserve_whole(&b, "B2");
+    if !b.is_autocommit() {
+        b.execute_batch("ROLLBACK")?; // B2 gives up
+    }
+    available(&report)?;
+    let audit = report.execute("INSERT INTO audits VALUES (?1)", [snapshot_reserved]);
+    r.late_audit = (code(&audit), code(&b2));
+    if report.is_autocommit() {
+        return Ok(());
+    }
+    report.execute_batch(if audit.is_ok() { "COMMIT" } else { "ROLLBACK" })
 }

@@ -17,8 +17,8 @@ pub struct Spanner {
     pub strong_right_after: Read,
     pub stale_right_after: Read,
     pub snapshot_opened_before: Read,
-    pub stale_20s_on: Read,
-    pub at_commit_61min_on: Read,
+    pub stale_again: Read,
+    pub at_commit: Read,
     pub future: Read,
     /// Seconds on the clock the future read took.
     pub future_waited: u64,
@@ -31,8 +31,9 @@ pub struct Spanner {
     /// timestamp, on the replica furthest behind.
     pub min_snapshot_timestamp_behind: Read,
     /// A read-only transaction with the listing's `stale` bound, opened at the point of
-    /// `stale_20s_on`: its read then and its read at the point of `at_commit_61min_on`.
-    pub stale_snapshot_until_61min_on: (Read, Read),
+    /// `stale_again`: its read then and its read 60 minutes and 3 seconds after B2's
+    /// commit.
+    pub stale_snapshot_reads: (Read, Read),
 }
 
 const RESERVATIONS: &str = "reservations";
@@ -69,10 +70,10 @@ pub fn spanner() -> Spanner {
     let stale_right_after = shows(&db, &mut sim, stale, "B2");
     let in_snapshot = snapshot.read(&db, &mut sim, RESERVATIONS, "B2");
     sim.advance(20);
-    let stale_20s_on = shows(&db, &mut sim, stale, "B2");
+    let stale_again = shows(&db, &mut sim, stale, "B2");
     sim.advance(61 * 60 - 20);
-    let at_commit_61min_on = TimestampBound::ReadTimestamp(b2_committed_at);
-    let at_commit_61min_on = shows(&db, &mut sim, at_commit_61min_on, "B2");
+    let at_commit = TimestampBound::ReadTimestamp(b2_committed_at);
+    let at_commit = shows(&db, &mut sim, at_commit, "B2");
     let before = sim.now();
     let ahead = TimestampBound::ReadTimestamp(before + 10);
     let future = shows(&db, &mut sim, ahead, "B2");
@@ -82,14 +83,14 @@ pub fn spanner() -> Spanner {
         strong_right_after,
         stale_right_after,
         snapshot_opened_before: in_snapshot.map(|row| row.is_some()).map_err(|e| e.code),
-        stale_20s_on,
-        at_commit_61min_on,
+        stale_again,
+        at_commit,
         future,
         future_waited: sim.now() - before,
         stale_12s_on: exact_stale(12, 15),
         bounded_18s_on_behind: bounded_behind(18, 15),
         min_snapshot_timestamp_behind: min_snapshot_timestamp_behind(),
-        stale_snapshot_until_61min_on: stale_snapshot_until_61min_on(),
+        stale_snapshot_reads: stale_snapshot_reads(),
     }
 }
 
@@ -145,15 +146,18 @@ fn min_snapshot_timestamp_behind() -> Read {
 }
 
 /// B2 commits; 20 seconds later a read-only transaction with 15 s of exact staleness
-/// opens and reads B2; it reads B2 again 61 minutes after the commit.
-fn stale_snapshot_until_61min_on() -> (Read, Read) {
-    let (mut sim, db) = committed();
-    sim.advance(20);
+/// opens and reads B2; it reads B2 again 60 minutes and 3 seconds after the commit.
+fn stale_snapshot_reads() -> (Read, Read) {
+    let mut sim = Sim::fault_free();
+    let mut db = Database::new();
+    sim.advance(600);
+    let committed_at = reserve(&mut db, &mut sim, "B2");
+    sim.advance(committed_at + 20 - sim.now());
     let bound = TimestampBound::ExactStaleness(15);
     let snapshot = db.read_only_transaction(&mut sim, bound);
     let snapshot = snapshot.expect("an exact-staleness read-only transaction");
     let first = read_in(&snapshot, &db, &mut sim);
-    sim.advance(61 * 60 - 20);
+    sim.advance(committed_at + 60 * 60 + 3 - sim.now());
     (first, read_in(&snapshot, &db, &mut sim))
 }
 

@@ -1,11 +1,9 @@
 //! Variations on the two listed decisions (`separate_check`, `deferred_then_write`): a
-//! `BEGIN` in another place or of another kind, another write, two units, a read before
-//! `BEGIN`, a reservation caught half done. Each schedule is written out statement by
+//! `BEGIN` in another place or of another kind, another write, two units, a statement
+//! tried again, a reservation caught half done. Each schedule is written out statement by
 //! statement, like the listings.
 
-use super::sql::{
-    Result, available, code, insert_reservation, reservation_ids, reserve_whole, set_available,
-};
+use super::sql::{Result, available, code, insert_reservation, reservation_ids, set_available};
 use crate::world::{Database, ITEM};
 use rusqlite::Connection;
 
@@ -15,12 +13,11 @@ pub struct Variations {
     /// `separate_check` with `BEGIN IMMEDIATE` in the loop and B's UPDATE relative to
     /// the current availability: the availability left.
     pub immediate_relative_b_available: i64,
-    /// `separate_check` with A's `BEGIN IMMEDIATE` before A's read: B's INSERT.
-    pub a_locks_first_b_insert: Option<i32>,
+    /// `separate_check` with A's `BEGIN IMMEDIATE` before A's read: B's INSERT, then the
+    /// same INSERT again, in the same transaction, right after A's COMMIT.
+    pub a_locks_first_b_inserts: (Option<i32>, Option<i32>),
     /// `separate_check` with both `BEGIN`s before the reads, two units: whose rows.
     pub both_begin_first_rows: Vec<String>,
-    /// `deferred_then_write` with A's read before its `BEGIN DEFERRED`: A's INSERT.
-    pub read_before_begin_insert: Option<i32>,
     /// B has begun and inserted, not committed: A's INSERT; B commits; A's INSERT again.
     pub half_done_codes: (Option<i32>, Option<i32>),
 }
@@ -30,7 +27,6 @@ pub fn variations() -> Result<Variations> {
     immediate_relative_b(&mut v)?;
     a_locks_first(&mut v)?;
     both_begin_first(&mut v)?;
-    read_before_begin(&mut v)?;
     half_done(&mut v)?;
     Ok(v)
 }
@@ -66,7 +62,8 @@ fn immediate_relative_b(v: &mut Variations) -> Result<()> {
     Ok(())
 }
 
-/// `separate_check` with A's `BEGIN`, as `BEGIN IMMEDIATE`, moved up before A's read.
+/// `separate_check` with A's `BEGIN`, as `BEGIN IMMEDIATE`, moved up before A's read;
+/// B, refused, tries its INSERT again right after A's COMMIT, in the same transaction.
 fn a_locks_first(v: &mut Variations) -> Result<()> {
     let db = Database::create(1);
     let (a, b) = (db.connect(), db.connect());
@@ -74,9 +71,14 @@ fn a_locks_first(v: &mut Variations) -> Result<()> {
     let a_saw = available(&a)?;
     let b_saw = available(&b)?;
     b.execute_batch("BEGIN")?;
-    v.a_locks_first_b_insert = writes(&b, "B", b_saw)?;
+    let first = code(&insert_reservation(&b, "B"));
     writes(&a, "A", a_saw)?;
-    Ok(())
+    let again = insert_reservation(&b, "B");
+    v.a_locks_first_b_inserts = (first, code(&again));
+    match again.and_then(|_| set_available(&b, b_saw - 1)) {
+        Ok(_) => b.execute_batch("COMMIT"),
+        Err(_) => b.execute_batch("ROLLBACK"),
+    }
 }
 
 /// Two units; A and B each begin (deferred) and read, then the loop writes, B first.
@@ -92,17 +94,6 @@ fn both_begin_first(v: &mut Variations) -> Result<()> {
     }
     v.both_begin_first_rows = reservation_ids(&a)?;
     Ok(())
-}
-
-/// `deferred_then_write` up to A's first INSERT, A's read made before its BEGIN.
-fn read_before_begin(v: &mut Variations) -> Result<()> {
-    let db = Database::create(1);
-    let (a, b) = (db.connect(), db.connect());
-    available(&a)?; // A reads: 1 left, outside any transaction
-    a.execute_batch("BEGIN DEFERRED")?;
-    reserve_whole(&b, "B")?;
-    v.read_before_begin_insert = code(&insert_reservation(&a, "A"));
-    a.execute_batch("ROLLBACK")
 }
 
 /// `deferred_then_write`, but B has run `BEGIN IMMEDIATE` and its INSERT when A

@@ -99,9 +99,12 @@ pub(super) fn observe(obs: &mut Observation) -> Summary {
         "Variation: the redelivery experiment with one key for the bank. Does the next pull hand out B#1?",
         one_key.iter().any(|l| l == "B#1"),
     );
-    // What the chapter reports and no question asks: the redelivery itself, with
-    // exactly-once delivery as well, after a nack of A#1, and of an acknowledged message
-    // whose ack was lost (the client saw ok).
+    obs.ask(
+        "Variation: the redelivery experiment on a subscription with exactly-once delivery as well. Does the next pull hand out A#3?",
+        exactly_once.iter().any(|l| l == "A#3"),
+    );
+    // What the chapter reports and no question asks: the redelivery itself, after a nack
+    // of A#1, and of an acknowledged message whose ack was lost (the client saw ok).
     let after_nack = after_a_nack();
     let acked_came_back = acked_message_delivered_again();
     vec![
