@@ -17,7 +17,7 @@ use common::{labs, repo};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use support::book_rules::{
-    MAX_COLUMNS, balance_problem, before_predict_problems, expanded, figure_problems,
+    MAX_COLUMNS, balance_problem, before_predict_problems, cut_listings, expanded, figure_problems,
     key_sentences, order_problems, split_at_predict, split_problems, unlinked_chapter_references,
     wide_code_lines, yes_answers,
 };
@@ -168,6 +168,20 @@ fn every_line_the_book_shows_fits_the_page_column() {
         for (line, width) in wide_code_lines(&expanded(&page)) {
             problems.push(format!(
                 "{}: a code line of {width} columns (at most {MAX_COLUMNS}): {line}",
+                page.strip_prefix(repo()).unwrap().display()
+            ));
+        }
+    }
+    report(problems);
+}
+
+#[test]
+fn no_listing_stops_inside_a_block_without_saying_so() {
+    let mut problems = Vec::new();
+    for page in pages() {
+        for first in cut_listings(&expanded(&page)) {
+            problems.push(format!(
+                "{}: the listing that starts `{first}` stops inside a block; end it with a `// …` line",
                 page.strip_prefix(repo()).unwrap().display()
             ));
         }

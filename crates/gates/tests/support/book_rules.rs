@@ -299,6 +299,62 @@ pub fn wide_code_lines(text: &str) -> Vec<(String, usize)> {
     wide
 }
 
+/// Every Rust listing of `text` (a page as a reader gets it) that stops inside a block
+/// without saying so: its braces do not balance and its last line has no `…`. A listing
+/// cut mid-function must say that the function goes on.
+pub fn cut_listings(text: &str) -> Vec<String> {
+    let mut cut = Vec::new();
+    let mut block: Option<Vec<&str>> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if let Some(lines) = &mut block {
+            if !trimmed.starts_with("```") {
+                lines.push(line);
+                continue;
+            }
+            let code: String = lines.iter().map(|l| code_part(l)).collect();
+            let open = code.matches('{').count() as i64 - code.matches('}').count() as i64;
+            let last = lines.iter().rev().find(|l| !l.trim().is_empty());
+            let says_so = last.is_some_and(|l| l.contains('…') || l.contains("..."));
+            if open != 0 && !says_so {
+                let first = lines.iter().find(|l| !l.trim().is_empty()).copied();
+                cut.push(first.unwrap_or_default().trim().to_string());
+            }
+            block = None;
+        } else if trimmed.starts_with("```rust") {
+            block = Some(Vec::new());
+        }
+    }
+    cut
+}
+
+/// A line of Rust without its comment and its string and character literals.
+fn code_part(line: &str) -> String {
+    let mut out = String::new();
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => break,
+            '"' => {
+                while let Some(s) = chars.next() {
+                    match s {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '\'' if chars.clone().nth(1) == Some('\'') => {
+                chars.nth(1);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Every "chapter N" of the page at `path` that is not a link's text.
 pub fn unlinked_chapter_references(path: &Path) -> Vec<String> {
     let mut problems = Vec::new();

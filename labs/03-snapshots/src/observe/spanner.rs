@@ -77,6 +77,7 @@ pub fn spanner() -> Spanner {
     let before = sim.now();
     let ahead = TimestampBound::ReadTimestamp(before + 10);
     let future = shows(&db, &mut sim, ahead, "B2");
+    // … and returns what each read showed.
     // ANCHOR_END: spanner_reads
     Spanner {
         b2_committed_at,
