@@ -236,7 +236,7 @@ fn answers_wrong_at(lab: &Lab, wrong: &[usize]) -> BTreeMap<String, Answer> {
 const COMMON: [usize; 4] = [0, 1, 2, 3];
 /// Twelve wrong answers only a learner and the classmate who copied them gave, each.
 const RARE_P: [usize; 12] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
-const RARE_Q: [usize; 12] = [25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36];
+const RARE_Q: [usize; 12] = [17, 18, 19, 25, 26, 27, 28, 29, 30, 31, 32, 33];
 
 /// A classmate's predictions: the common misconception and a slip of their own.
 fn member_predictions(lab: &Lab, slip: usize) -> String {
@@ -660,6 +660,10 @@ fn grade_the_class() -> ClassRun {
         let exploit = add(name);
         put(&exploit, RELAY, &attack("soundness_hole.rs", "steal"));
     }
+
+    // A flood of processes: every call of the learner's code tries to start one.
+    let flood = add("flood");
+    put(&flood, RELAY, &attack("flood.rs", "flood"));
 
     // Unit tests in a file of their own: a correct relay the grader cannot take.
     let mod_tests = add("mod-tests");
@@ -1226,6 +1230,24 @@ fn the_soundness_hole_exploit_calibrated_at_home_passes_no_test_of_a_grading() {
             }
         }
     }
+}
+
+#[test]
+#[cfg_attr(
+    as_root,
+    ignore = "running as root, whom the cap on a test's processes (RLIMIT_NPROC) does not bind: run the class gate as a normal user to prove it"
+)]
+fn a_graded_test_can_start_no_process() {
+    if !sandbox_works() {
+        return;
+    }
+    // Refused, the starts leave the starter as it was: the same tests pass.
+    assert_eq!(
+        outcomes("flood"),
+        outcomes("starter"),
+        "{}",
+        report("flood")
+    );
 }
 
 #[test]

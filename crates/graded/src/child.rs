@@ -45,10 +45,25 @@ fn read_key() -> Option<Vault> {
     vault
 }
 
+/// A graded test runs in one process, one thread: it may start no other. The cap is set
+/// before any code under test runs, so that a learner's code cannot flood the machine
+/// that grades the class with processes (or busy loops in them) and slow down the
+/// tests of the submissions graded beside it; a test that tries gets an error from the
+/// system. (`RLIMIT_NPROC` counts the user's processes, in the sandbox's user namespace
+/// where there is one; it does not bind a privileged process, nor outside Unix.)
+fn start_no_other_process() {
+    #[cfg(unix)]
+    {
+        use nix::sys::resource::{Resource, setrlimit};
+        let _ = setrlimit(Resource::RLIMIT_NPROC, 0, 0);
+    }
+}
+
 /// Runs test `name` and prints its result line.
 pub fn run(tests: &[GradedTest], name: &str) -> ExitCode {
     // The key first, before any code under test exists in this process.
     let vault = read_key();
+    start_no_other_process();
     let Some(test) = tests.iter().find(|t| t.name == name) else {
         println!("this graded suite has no test `{name}`");
         return ExitCode::from(2);

@@ -88,6 +88,16 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
         eprintln!("--no-sandbox: grading one submission at a time");
         jobs = 1;
     }
+    // A graded test caps the processes it may start (RLIMIT_NPROC), which root is exempt
+    // from: a submission could then flood the machine and slow the others down.
+    #[cfg(unix)]
+    if nix::unistd::Uid::effective().is_root() {
+        eprintln!(
+            "note: grading as root, where a test's cap on the processes it starts does not bind: \
+             one submission could start processes that slow down those graded beside it. \
+             Grade as a normal user."
+        );
+    }
     let first = Slot::new(&grader.work, 0)?;
     grader.prepare(&first)?;
     let mut slots = vec![first];
