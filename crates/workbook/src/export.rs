@@ -253,7 +253,9 @@ pub fn teacher_only_mentions(text: &str, labs: &[Lab]) -> Vec<String> {
             found.push(format!("`cargo labs {word}` (not a learner's command)"));
         }
     }
-    let packages = labs.iter().map(|l| l.meta.solution_package.as_str());
+    // The student edition's labs name no solution package.
+    let packages =
+        (labs.iter().map(|l| l.meta.solution_package.as_str())).filter(|p| !p.is_empty());
     for name in TEACHER_ONLY_NAMES.iter().copied().chain(packages) {
         let whole_word = text.match_indices(name).any(|(at, _)| {
             let before = text[..at].chars().next_back();

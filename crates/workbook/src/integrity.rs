@@ -482,10 +482,40 @@ fn dyn_with_binding(t: &Tokens<'_>, i: usize) -> bool {
     false
 }
 
+/// The source as rustc reads it: a first line that starts with `#!` and does not open an
+/// inner attribute (`#![`, whitespace and plain comments allowed between) is a shebang,
+/// which rustc ignores (`rustc_lexer::strip_shebang`). It is blanked here, the line kept
+/// so that line numbers hold, so that it cannot make the rest unreadable to the scan.
+fn without_shebang(source: &str) -> std::borrow::Cow<'_, str> {
+    let Some(mut rest) = source.strip_prefix("#!") else {
+        return source.into();
+    };
+    loop {
+        let trimmed = rest.trim_start();
+        let doc = trimmed.starts_with("///") || trimmed.starts_with("//!");
+        if let (Some(comment), false) = (trimmed.strip_prefix("//"), doc) {
+            rest = comment.split_once('\n').map_or("", |(_, after)| after);
+        } else if let (Some(comment), false) = (
+            trimmed.strip_prefix("/*"),
+            trimmed.starts_with("/**") || trimmed.starts_with("/*!"),
+        ) {
+            rest = comment.split_once("*/").map_or("", |(_, after)| after);
+        } else {
+            rest = trimmed;
+            break;
+        }
+    }
+    if rest.starts_with('[') {
+        return source.into();
+    }
+    let first_line = source.find('\n').unwrap_or(source.len());
+    source[first_line..].to_string().into()
+}
+
 /// Scans one learner file (`name` is how the notes refer to it).
 pub fn scan(name: &str, source: &str) -> Scan {
     let mut by_rule: BTreeMap<Rule, Vec<usize>> = BTreeMap::new();
-    match TokenStream::from_str(source) {
+    match TokenStream::from_str(&without_shebang(source)) {
         Ok(stream) => {
             let mut tokens = Vec::new();
             flatten(stream, &mut tokens);
@@ -569,6 +599,26 @@ mod tests {
         assert!(notes[1].text.contains("system path") && notes[1].lines == [4]);
         assert!(notes[2].text.contains("prints to stdout") && notes[2].lines == [3]);
         assert_eq!(notes[2].severity, Severity::Info);
+    }
+
+    #[test]
+    fn a_shebang_line_hides_nothing_and_an_inner_attribute_is_not_one() {
+        // rustc ignores the first line: the scan reads the rest as rustc does.
+        let source = "#!/bin/false \"x\nfn f() { std::process::exit(0); }\n";
+        let said = rules(source);
+        assert!(said.iter().any(|n| n.contains("std::process")), "{said:?}");
+        assert!(
+            !said.iter().any(|n| n.contains("cannot be read")),
+            "{said:?}"
+        );
+        assert_eq!(scan("x.rs", source).notes[0].lines, [2]);
+        for attribute in [
+            "#![allow(unused)]\n",
+            "#! /* c */ [allow(unused)]\n",
+            "#!\n[allow(unused)]\n",
+        ] {
+            assert_eq!(without_shebang(attribute), attribute, "{attribute}");
+        }
     }
 
     #[test]

@@ -139,10 +139,11 @@ impl Sandbox {
     pub fn wrap(&self, command: &Command, policy: &Policy) -> Command {
         let mut wrapped = Command::new(&self.program);
         self.base(&mut wrapped, policy);
-        wrapped.args(["--dev", "/dev", "--size"]);
-        wrapped
-            .arg(policy.tmp_bytes.max(1 << 20).to_string())
-            .args(["--tmpfs", "/tmp"]);
+        // Both memory file systems a process can write, `/tmp` and `/dev/shm` (bubblewrap's
+        // `/dev` has one, as big as the machine allows), have the same cap.
+        let tmp_bytes = policy.tmp_bytes.max(1 << 20).to_string();
+        wrapped.args(["--dev", "/dev", "--size", &tmp_bytes, "--tmpfs", "/tmp"]);
+        wrapped.args(["--size", &tmp_bytes, "--tmpfs", "/dev/shm"]);
         wrapped.args(if policy.proc_fs {
             ["--proc", "/proc"]
         } else {

@@ -78,11 +78,25 @@ pub fn rows(learners: &[Grade]) -> Vec<Row> {
 
 /// A CSV field (RFC 4180: fields with a comma, a quote or a line break are quoted).
 pub fn field(text: &str) -> String {
+    // A cell a spreadsheet would take for a formula (a learner's folder named `=HYPERLINK(…)`)
+    // is kept as text, as OWASP's advice on CSV injection says.
+    let text = match text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        true => format!("'{text}"),
+        false => text.to_string(),
+    };
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
-        text.to_string()
+        text
     }
+}
+
+/// `text` for one line of the terminal: a control character (a newline in a folder's
+/// name could print a row of its own) shows as `�`.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
 }
 
 /// The rows as CSV.
@@ -118,12 +132,13 @@ pub fn csv(rows: &[Row]) -> String {
 pub fn summary(learners: &[Grade]) -> String {
     let mut out = String::new();
     for grade in learners {
-        let name = grade.learner.as_ref().map_or("?", |l| l.name.as_str());
+        let name = one_line(grade.learner.as_ref().map_or("?", |l| l.name.as_str()));
         out.push_str(&format!(
             "{name:<24} {:>7} / {}\n",
             grade.points, grade.max_points
         ));
         if let Some(found) = &grade.found_in {
+            let found = one_line(found);
             out.push_str(&format!("    (the workbook was found in {found})\n"));
         }
         for lab in &grade.labs {
@@ -138,6 +153,14 @@ pub fn summary(learners: &[Grade]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cell_a_spreadsheet_would_run_stays_text_and_a_name_stays_on_its_line() {
+        assert_eq!(field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(field("@sum"), "'@sum");
+        assert_eq!(field("ann"), "ann");
+        assert_eq!(one_line("ann\nbob 60 / 60"), "ann\u{fffd}bob 60 / 60");
+    }
 
     #[test]
     fn csv_quotes_what_needs_quoting() {
