@@ -449,8 +449,13 @@ fn blanket_impl_with_type(t: &Tokens<'_>, i: usize) -> bool {
     else {
         return false;
     };
+    // `for T`, or the same type in parentheses (`for (T)`, `for ((T))`).
     let for_param = (j..body).any(|k| {
-        t.ident(k, "for") && matches!(t.at(k + 1), Some(Token::Ident(p)) if params.contains(p))
+        let mut ty = k + 1;
+        while t.at(ty) == Some(&Token::Open(Delimiter::Parenthesis)) {
+            ty += 1;
+        }
+        t.ident(k, "for") && matches!(t.at(ty), Some(Token::Ident(p)) if params.contains(p))
     });
     for_param && (body..t.group_end(body)).any(|k| t.ident(k, "type"))
 }
@@ -705,6 +710,13 @@ mod tests {
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].text.contains("57893"));
         assert_eq!(notes[0].lines, [2, 4]);
+        // The same impl for the parameter in parentheses (a learner's walk-through hid it so).
+        let parenthesised = blanket.replace("for T {", "for ((T)) {");
+        let notes = scan("x.rs", &parenthesised).notes;
+        assert!(
+            notes.len() == 1 && notes[0].text.contains("57893"),
+            "{notes:?}"
+        );
     }
 
     #[test]
