@@ -1086,6 +1086,13 @@ fn the_class_command_is_the_teachers_alone() {
             stderr(&out)
         );
     }
+    // GitHub Classroom grades one submission from a pinned student edition: that one runs.
+    let classroom = run_cli(&student, &["grade-class", "no-such-folder", "--classroom"]);
+    assert!(
+        !stderr(&classroom).contains("teacher's edition only"),
+        "{}",
+        stderr(&classroom)
+    );
     let _ = std::fs::remove_dir_all(&student);
     // The chapter's picture of a report shows answers: the student edition leaves it out.
     assert!(workbook::export::TEACHER_ONLY.contains(&"book/src/figures/class-report.png"));

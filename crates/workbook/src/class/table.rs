@@ -29,8 +29,15 @@ pub struct Row {
 pub fn attention(lab: &LabGrade) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(reason) = &lab.reason {
-        let first = reason.lines().next().unwrap_or_default();
-        out.push(format!("{}: {first}", lab.status.words()));
+        // A first line that announces what follows ("… The compiler said:") takes the
+        // next line with it, so that the summary and the CSV say what went wrong.
+        let mut lines = reason.lines().map(str::trim).filter(|l| !l.is_empty());
+        let first = lines.next().unwrap_or_default();
+        let said = match (first.ends_with(':'), lines.next()) {
+            (true, Some(next)) => format!("{first} {}", crate::text::strip_ansi(next)),
+            _ => first.to_string(),
+        };
+        out.push(format!("{}: {said}", lab.status.words()));
     }
     out.extend(
         lab.notes

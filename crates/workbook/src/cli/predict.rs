@@ -59,7 +59,7 @@ fn sent_to(args: &mut super::Args) -> Result<Option<Sent>> {
     Ok(Some((url, code, name, round)))
 }
 
-pub fn predict(_wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
+pub fn predict(wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
     let path = lab.predictions_path();
     let existing = read_predictions(lab)?;
     let mut answers: BTreeMap<String, Answer> = existing
@@ -128,8 +128,11 @@ pub fn predict(_wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
     );
     let open = predictions::unanswered(lab, &answers);
     let n = &lab.meta.number;
-    if seal.is_some() {
+    let ran = wb.progress()?.last(&lab.meta.id, "run").is_some();
+    if seal.is_some() && ran {
         println!("Next: the build phase: `cargo labs check {n}` (stuck? `cargo labs hint {n}`)");
+    } else if seal.is_some() {
+        println!("Next: run lab {n} and compare: `cargo labs run {n}`");
     } else if open.is_empty() {
         println!("Next: `cargo labs run {n}`");
     } else {
