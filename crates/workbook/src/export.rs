@@ -249,7 +249,12 @@ pub fn teacher_only_mentions(text: &str, labs: &[Lab]) -> Vec<String> {
             .chars()
             .take_while(|c| c.is_ascii_lowercase() || *c == '-')
             .collect();
-        if !word.is_empty() && word != "help" && !learner.contains(&word.as_str()) {
+        // `cargo labs --help` names no command.
+        if !word.is_empty()
+            && !word.starts_with('-')
+            && word != "help"
+            && !learner.contains(&word.as_str())
+        {
             found.push(format!("`cargo labs {word}` (not a learner's command)"));
         }
     }
