@@ -661,9 +661,13 @@ fn grade_the_class() -> ClassRun {
         put(&exploit, RELAY, &attack("soundness_hole.rs", "steal"));
     }
 
-    // A flood of processes: every call of the learner's code tries to start one.
-    let flood = add("flood");
-    put(&flood, RELAY, &attack("flood.rs", "flood"));
+    // A flood of processes: every call of the learner's code tries to start one. Not as
+    // root, whom the cap does not bind: there every call would start one, thousands in an
+    // exploration (its test is ignored there, with that reason).
+    if !cfg!(as_root) {
+        let flood = add("flood");
+        put(&flood, RELAY, &attack("flood.rs", "flood"));
+    }
 
     // Unit tests in a file of their own: a correct relay the grader cannot take.
     let mod_tests = add("mod-tests");
@@ -1224,9 +1228,14 @@ fn the_soundness_hole_exploit_calibrated_at_home_passes_no_test_of_a_grading() {
         );
         // Each test that earns points ended without its proof: a wrong pass line, or a
         // crash.
+        // (Which of the two depends on where the grading's salt put the key.)
         for (test, outcome) in outcomes(learner) {
             if earning.contains(&test) {
-                assert_eq!(outcome, "crashed", "{learner}: {test}: {}", report(learner));
+                assert!(
+                    outcome == "crashed" || outcome == "failed",
+                    "{learner}: {test}: {outcome}: {}",
+                    report(learner)
+                );
             }
         }
     }
