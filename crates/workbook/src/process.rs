@@ -129,7 +129,8 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The guard's arguments that set these limits.
+    /// The guard's arguments that set these limits (a guard runs on Unix only).
+    #[cfg(unix)]
     fn guard_args(&self) -> Vec<String> {
         let mut args = Vec::new();
         if let Some(bytes) = self.memory_bytes {
