@@ -212,9 +212,10 @@ pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
     let mut given = std::collections::BTreeSet::new();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
-        let at = match one_set {
-            true => source.to_string(),
-            false => format!("{source} line {}", n + 1),
+        let at = if one_set {
+            source.to_string()
+        } else {
+            format!("{source} line {}", n + 1)
         };
         if let Some(rest) = raw.strip_prefix(SEAL_PREFIX) {
             if predictions.seal.is_some() || predictions.legacy_seal.is_some() {

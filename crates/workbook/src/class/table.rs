@@ -87,9 +87,10 @@ pub fn rows(learners: &[Grade]) -> Vec<Row> {
 pub fn field(text: &str) -> String {
     // A cell a spreadsheet would take for a formula (a learner's folder named `=HYPERLINK(…)`)
     // is kept as text, as OWASP's advice on CSV injection says.
-    let text = match text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        true => format!("'{text}"),
-        false => text.to_string(),
+    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_string()
     };
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))

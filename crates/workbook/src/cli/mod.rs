@@ -131,6 +131,19 @@ fn help_in_edition(name: &str, teacher: bool) -> Option<String> {
     }
 }
 
+/// The teacher's commands that run in the student edition too. The others could rewrite
+/// what the edition depends on (`bless` would publish the learner's file as the starter)
+/// or show answers (`class key`). `poll` says itself what the edition lacks; GitHub
+/// Classroom's workflow grades a submission from a pinned student edition with
+/// `grade-class --classroom` (one result, no report).
+fn runs_in_student_edition(name: &str, args: &[String]) -> bool {
+    match name {
+        "poll" => true,
+        "grade-class" => args.iter().any(|a| a == "--classroom"),
+        _ => false,
+    }
+}
+
 fn teachers_only(name: &str) -> String {
     format!(
         "`cargo labs {name}` is a teacher's command: it works in the teacher's edition only, not in this student edition. `cargo labs --help` lists yours."
@@ -178,12 +191,7 @@ pub fn dispatch(args: &[String]) -> Result<()> {
         println!("{}", help_in_edition(name, teacher).unwrap_or_default());
         return Ok(());
     }
-    // A teacher's command in the student edition could rewrite what the edition depends
-    // on (`bless` would publish the learner's file as the starter). `poll` says itself
-    // what the edition lacks. GitHub Classroom's workflow grades a submission from a
-    // pinned student edition: `grade-class --classroom` (one result, no report) runs there.
-    let classroom = command.name == "grade-class" && rest.iter().any(|a| a == "--classroom");
-    if command.section == Section::Teacher && !teacher && command.name != "poll" && !classroom {
+    if command.section == Section::Teacher && !teacher && !runs_in_student_edition(name, rest) {
         return Err(Error::input(teachers_only(name)));
     }
     let wb = Workbook::load(root?)?;

@@ -3,6 +3,7 @@
 
 use super::sql::{Result, available, code, reserve_whole, reserved};
 use crate::world::Database;
+use rusqlite::Connection;
 
 /// What the report schedules measured.
 #[derive(Default)]
@@ -64,23 +65,36 @@ fn report(r: &mut Reports) -> Result<()> {
 }
 // ANCHOR_END: report
 
-/// `report`, its open transaction inserting its first read into an audit table right
-/// after it.
-fn early_audit(r: &mut Reports) -> Result<()> {
+/// Where both audit variations start: `report` read once outside a transaction, B1 then
+/// reserved, and `report` read again; then `report` opens its transaction and reads
+/// `reserved` (returned) for the audit.
+fn audit_start() -> Result<(Database, Connection, Connection, i64)> {
     let db = Database::create(10);
     let (report, b) = (db.connect(), db.connect());
     report.execute_batch("CREATE TABLE audits (reserved INTEGER NOT NULL)")?;
     reserved(&report)?;
     reserve_whole(&b, "B1")?;
     available(&report)?;
-
     report.execute_batch("BEGIN")?;
     let snapshot_reserved = reserved(&report)?;
-    let audit = report.execute("INSERT INTO audits VALUES (?1)", [snapshot_reserved]);
-    let b2 = reserve_whole(&b, "B2");
+    Ok((db, report, b, snapshot_reserved))
+}
+
+/// B2 tries to reserve; refused, it gives up what it began.
+fn b2_tries(b: &Connection) -> Result<Result<()>> {
+    let b2 = reserve_whole(b, "B2");
     if !b.is_autocommit() {
         b.execute_batch("ROLLBACK")?; // B2 gives up
     }
+    Ok(b2)
+}
+
+/// `report`, its open transaction inserting its first read into an audit table right
+/// after it.
+fn early_audit(r: &mut Reports) -> Result<()> {
+    let (_db, report, b, snapshot_reserved) = audit_start()?;
+    let audit = report.execute("INSERT INTO audits VALUES (?1)", [snapshot_reserved]);
+    let b2 = b2_tries(&b)?;
     r.early_audit = (code(&audit), code(&b2));
     available(&report)?;
     report.execute_batch("COMMIT")
@@ -89,19 +103,8 @@ fn early_audit(r: &mut Reports) -> Result<()> {
 /// `report`, its open transaction inserting its first read into an audit table right
 /// after its second read.
 fn late_audit(r: &mut Reports) -> Result<()> {
-    let db = Database::create(10);
-    let (report, b) = (db.connect(), db.connect());
-    report.execute_batch("CREATE TABLE audits (reserved INTEGER NOT NULL)")?;
-    reserved(&report)?;
-    reserve_whole(&b, "B1")?;
-    available(&report)?;
-
-    report.execute_batch("BEGIN")?;
-    let snapshot_reserved = reserved(&report)?;
-    let b2 = reserve_whole(&b, "B2");
-    if !b.is_autocommit() {
-        b.execute_batch("ROLLBACK")?; // B2 gives up
-    }
+    let (_db, report, b, snapshot_reserved) = audit_start()?;
+    let b2 = b2_tries(&b)?;
     available(&report)?;
     let audit = report.execute("INSERT INTO audits VALUES (?1)", [snapshot_reserved]);
     r.late_audit = (code(&audit), code(&b2));

@@ -93,11 +93,12 @@ pub fn section(root: &Path, labs: &[Lab], target: &str, book_base: &str) -> Book
     // The page after the run is read as a learner's CLI opens it (in the student edition
     // it is a stand-in until the seal).
     let heading = lab
-        .map(|lab| match page_file == file {
-            true => {
+        .map(|lab| {
+            if page_file == file {
                 std::fs::read_to_string(root.join("book/src").join(page_file)).unwrap_or_default()
+            } else {
+                crate::pages::after_the_run_text(root, lab)
             }
-            false => crate::pages::after_the_run_text(root, lab),
         })
         .and_then(|text| find_heading(&text, anchor));
     let page = page_file.strip_suffix(".md").unwrap_or(page_file);
