@@ -609,7 +609,7 @@ mod tests {
         assert!(excluded("solutions/01-outbox/src/relay.rs"));
         assert!(excluded("labs/01-outbox/predictions.txt"));
         assert!(excluded("labs/01-outbox/lab.toml"));
-        assert!(excluded("crates/gates/tests/consistency.rs"));
+        assert!(excluded("crates/gates/tests/gates/consistency.rs"));
         assert!(excluded("crates/gates/Cargo.toml"));
         assert!(excluded("crates/poll/src/page.rs"));
         assert!(!excluded("crates/workbook/src/poll/send.rs"));
@@ -618,7 +618,7 @@ mod tests {
         ));
         assert!(!excluded("labs/01-outbox/src/relay.rs"));
         assert!(!excluded("tests/01_outbox.rs"));
-        assert!(!excluded("crates/workbook/tests/cli.rs"));
+        assert!(!excluded("crates/workbook/tests/cli/commands.rs"));
     }
 
     #[test]

@@ -20,7 +20,7 @@
 //! [`gate`] applies the edits ([`learner_files`]), builds every entry as a crate of its
 //! own on the lab's harness, and proves it compiles, fails each test it names, and fails
 //! exactly as its signature says; an edit that no longer applies to the solution is
-//! named there. The gate (`crates/gates/tests/mutants.rs`) runs it, and
+//! named there. The gate (`crates/gates/tests/gates/mutants.rs`) runs it, and
 //! `cargo labs bless` runs it to record the signatures the runs show.
 //! `cargo labs check` names the entries nearest to how a learner's run failed (see
 //! [`nearest`]: an identical signature, or the same broken invariant and the most

@@ -1,4 +1,4 @@
-//! The book gate's rules (tests/book.rs), for any lab's chapter in any workbook: the one
+//! The book gate's rules (tests/gates/book.rs), for any lab's chapter in any workbook: the one
 //! order of sections over the chapter's two pages (up to Predict, and after the run),
 //! nothing before Predict that an explanation says, balanced answers, code that fits the
 //! page column, chapter references as links, numbered figures.

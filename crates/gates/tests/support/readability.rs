@@ -1,4 +1,4 @@
-//! The readability gate's measures (tests/readability.rs), for any lab in any workbook:
+//! The readability gate's measures (tests/gates/readability.rs), for any lab in any workbook:
 //! the files a learner reads, their functions, and what the learner's crate depends on.
 
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};

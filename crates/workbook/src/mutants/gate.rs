@@ -1,4 +1,4 @@
-//! The catalogue, built and judged: what `crates/gates/tests/mutants.rs`, the scaffold's
+//! The catalogue, built and judged: what `crates/gates/tests/gates/mutants.rs`, the scaffold's
 //! gate and `cargo labs bless` share.
 //!
 //! Every entry becomes a package of a scratch workspace under `target/mutants`: the

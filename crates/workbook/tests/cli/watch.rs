@@ -6,7 +6,7 @@
 //! time to pass; each reads the output until the line it expects (a generous limit only
 //! turns a hang into a failure).
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

@@ -9,8 +9,7 @@
 //! `cargo test`'s own lines and summary (the build script looks for the tools), except
 //! under `CI` (set by `.ci/run`'s environment in CI), where a missing tool fails the test.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read, Write};

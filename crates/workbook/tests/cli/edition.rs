@@ -4,7 +4,7 @@
 //! hand for `cargo labs reset`; the book's includes resolve; the generated prediction
 //! pages are current. It builds nothing, so it stays fast.
 
-mod common;
+use crate::common;
 
 use common::repo as root;
 use workbook::meta::load_labs;

@@ -11,8 +11,7 @@
 //! workspace's build folder. An entry whose edit no longer applies to the solution is not
 //! built: the gate names it, its file and its edit.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::{labs, repo};
 use workbook::mutants::gate::{self, write_package};

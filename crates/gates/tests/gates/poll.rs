@@ -16,8 +16,7 @@
 //! boundary-poll`) measures it. The whole file is the teacher's edition's: the student
 //! edition has no poll server.
 
-#[path = "../../../workbook/tests/common/mod.rs"]
-mod common;
+use crate::common;
 mod harness;
 
 mod class;

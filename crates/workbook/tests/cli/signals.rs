@@ -4,7 +4,7 @@
 //! `kill` does, SIGKILL as `kill -9` does — and then finds no process of the lab left.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::{TinyLab, processes_mentioning, shared_target, tiny_workbook};
 use nix::sys::signal::{Signal, kill};

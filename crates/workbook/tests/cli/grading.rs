@@ -5,7 +5,7 @@
 //! capped; a broken lab.toml costs only its lab; the Classroom format gives partial credit
 //! and shows the integrity notes.
 
-mod common;
+use crate::common;
 
 use common::{TinyLab, sealed_predictions, shared_target, stderr, tiny_workbook};
 use serde_json::Value;

@@ -4,8 +4,7 @@
 //! the end of the course) — and the rest of its `cargo test`, the kit's and the
 //! simulators' tests, is the teacher's byte for byte.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::{repo, scratch_dir, stderr, stdout};
 use std::path::{Path, PathBuf};

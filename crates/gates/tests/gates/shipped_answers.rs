@@ -10,8 +10,7 @@
 //! (`workbook::mutants::gate::run_entries`), as edits of the reference solution that
 //! replace it with the pasted starter.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::{labs, repo};
 use proc_macro2::{Delimiter, TokenStream, TokenTree};

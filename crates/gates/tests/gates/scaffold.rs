@@ -10,9 +10,8 @@
 //! answer keys and the figures are current. And `new` refuses a taken number or id, and
 //! never overwrites a file.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
-mod support;
+use crate::common;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -3,8 +3,7 @@
 //! token the code no longer fits would be refused, and a `v1:` token could name another
 //! schedule than the one the text describes.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -9,9 +9,8 @@
 //! referred to; every coined term in the glossary. The rules are in common/book_rules.rs,
 //! which the scaffold's test applies to a new lab's chapter too.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
-mod support;
+use crate::common;
+use crate::support;
 
 use common::{labs, repo};
 use std::collections::BTreeMap;

@@ -11,8 +11,7 @@
 //! catalogue is: every starter a crate of its own on its lab's harness, all of them in
 //! one cargo run.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::{labs, repo};
 use workbook::settings::Settings;

@@ -1,7 +1,7 @@
 //! The CLI's answers to bad input: a clear message, a non-zero exit, and nothing the
 //! learner wrote lost. Each test works in a scratch copy of the workbook's metadata.
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout};
 use std::path::Path;

@@ -4,8 +4,7 @@
 //! names, every observed verdict equals its answer key, the book's includes resolve, the
 //! figures are current, the metadata is complete and the published hashes are right.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::{labs, repo as root};
 use std::collections::BTreeSet;

@@ -4,8 +4,7 @@
 //! what bubblewrap said, and it carries the names Classroom's reporter looks for.
 #![cfg(unix)]
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::{repo, scratch_dir};
 use std::path::{Path, PathBuf};

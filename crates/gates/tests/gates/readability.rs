@@ -12,9 +12,8 @@
 //! and an entry goes (the gate says so) once its item fits. Tests' own files (`tests.rs`,
 //! `tests/`) are left out: see `is_test_file`.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
-mod support;
+use crate::common;
+use crate::support;
 
 use common::{labs, repo};
 use std::collections::BTreeMap;
@@ -185,7 +184,7 @@ fn the_list_may_only_shrink() {
 }
 
 /// The template lab that `cargo labs new` copies keeps the limits with no allowance, as a
-/// scaffolded lab must (crates/gates/tests/scaffold.rs applies the same measures to one).
+/// scaffolded lab must (crates/gates/tests/gates/scaffold.rs applies the same measures to one).
 #[test]
 fn the_template_lab_keeps_the_limits_with_no_allowance() {
     let templates = repo().join("crates/workbook/templates");

@@ -10,8 +10,7 @@
 //! with a message instead of a zero. Every run shares one `--work` folder, kept between
 //! test runs, so the labs' dependencies are built once.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::{repo, stderr, stdout};
 use serde_json::Value;

@@ -21,8 +21,7 @@
 //!   grade records its mode, and neither the report nor the gradebook re-scores when
 //!   today's settings say otherwise.
 
-#[path = "../../workbook/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::{repo, run_cli, scratch_dir, stderr, stdout};
 use std::collections::{BTreeMap, BTreeSet};

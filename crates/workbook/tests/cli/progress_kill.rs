@@ -13,11 +13,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use workbook::progress::Progress;
 
-mod common;
+use crate::common;
 
 /// Set in the recorder's environment: the state folder it writes to.
 const RECORDER_STATE: &str = "PROGRESS_KILL_RECORDER_STATE";
-const KILL_TEST: &str = "a_process_killed_while_writing_loses_nothing_it_committed";
+// The test's full name in this binary: `--exact` matches the whole path.
+const KILL_TEST: &str = "progress_kill::a_process_killed_while_writing_loses_nothing_it_committed";
 const LAB: &str = "__kill-test";
 
 /// The detail the recorder writes for attempt `seq`: about 12 KB, so one attempt spans
