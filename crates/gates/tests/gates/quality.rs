@@ -96,3 +96,78 @@ fn the_book_builds_with_mdbook() {
     assert!(has_index, "the offline search index is built");
     let _ = std::fs::remove_dir_all(&out_dir);
 }
+
+/// Each registry crate a lab's build uses, with the features the packages of `selection`
+/// enable on it: one entry per build of it (cargo builds a crate once for the compiler's
+/// side, proc macros and build scripts, and once for the program when the two differ).
+fn features_in_build(selection: &[&str]) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut command = cargo();
+    command
+        .args([
+            "tree",
+            "--offline",
+            "-e",
+            "normal,build,dev",
+            "--prefix",
+            "none",
+        ])
+        .args(["-f", "{p}|{f}"])
+        .args(selection)
+        .current_dir(root());
+    let out = command.output().expect("cargo tree starts");
+    assert!(
+        out.status.success(),
+        "cargo tree {selection:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut crates = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some((package, features)) = line.split_once('|') else {
+            continue;
+        };
+        // Workspace crates are named by their path, registry crates by name and version.
+        if package.contains(" (/") || package.contains(" (\\") {
+            continue;
+        }
+        let package = package.trim_end_matches(" (proc-macro)").to_string();
+        let features = features.trim_end_matches(" (*)").to_string();
+        let builds = crates.entry(package).or_default();
+        if !builds.contains(&features) {
+            builds.push(features);
+        }
+    }
+    crates
+}
+
+/// A lab built after the workspace (`cargo labs check` after `cargo labs`, the gates'
+/// builds after the root `cargo test`) reuses the workspace's build of every crate they
+/// share: cargo enables features per build, so a crate the two builds enable differently
+/// is compiled twice, and with it everything above it (serde, rusqlite, the kit, the
+/// simulators, the harnesses). `crates/unified-features` asks for the workspace's
+/// features in every build.
+#[test]
+fn one_build_serves_the_workspace_and_the_labs() {
+    let labs = workbook::meta::load_labs(&root()).unwrap().labs;
+    let mut selection = Vec::new();
+    for lab in &labs {
+        selection.extend(["-p", lab.meta.package.as_str()]);
+    }
+    let in_labs = features_in_build(&selection);
+    let in_workspace = features_in_build(&[]);
+    let mut differ = Vec::new();
+    for (package, builds) in &in_labs {
+        let workspace = in_workspace.get(package).cloned().unwrap_or_default();
+        for features in builds.iter().filter(|f| !workspace.contains(f)) {
+            differ.push(format!(
+                "{package}: the labs' build enables [{features}], the workspace's [{}]",
+                workspace.join("] or [")
+            ));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "a lab's build would compile these crates (and every crate above them) again; \
+         list the workspace's features in crates/unified-features/Cargo.toml:\n{}",
+        differ.join("\n")
+    );
+}

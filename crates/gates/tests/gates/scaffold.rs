@@ -1,6 +1,7 @@
 //! `cargo labs new NN-slug "Title"` scaffolds a lab the gates accept as it is. Proven
 //! in a scratch copy of the workbook that holds only what a lab needs (the workspace
-//! manifest without the template lab, the lock file, crates/labkit and crates/graded,
+//! manifest without the template lab, the lock file, crates/labkit,
+//! crates/unified-features and crates/graded,
 //! book.toml, SUMMARY.md) with its own target folder, by the gates' own logic: the
 //! files are laid out as CONTRIBUTING.md says and formatted; the metadata, published
 //! hashes, predictions page and book includes are right; the chapter keeps the book's
@@ -74,8 +75,9 @@ fn scratch_workbook() -> PathBuf {
             &std::fs::read_to_string(root().join(file)).unwrap(),
         );
     }
-    // The kit, and the graded suites' harness the labs' suites link.
-    for krate in ["crates/labkit", "crates/graded"] {
+    // The kit (and the crate that unifies its builds' features), and the graded suites'
+    // harness the labs' suites link.
+    for krate in ["crates/labkit", "crates/unified-features", "crates/graded"] {
         copy_tree(&root().join(krate), &scratch.join(krate));
     }
     std::fs::create_dir_all(scratch.join("labs")).unwrap();

@@ -33,6 +33,9 @@ struct Grader<'a> {
     pristine: Pristine,
     /// The layout salt of this grading's graded suites (see the `graded` crate).
     salt: u64,
+    /// What the builds run rustc through, so that the salt never reaches a compiler
+    /// (see `rustc_without_salt`).
+    rustc_wrapper: Option<PathBuf>,
     /// The slots share one build folder: their builds take turns (a wait for the lock
     /// must not count against a build's time limit), their tests do not.
     build_lock: Mutex<()>,
@@ -66,6 +69,7 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
     let work = work_dir(wb, options)?;
     let pristine_dir = work.join("pristine");
     export_pristine(wb, &pristine_dir)?;
+    let rustc_wrapper = rustc_without_salt(&work);
     let grader = Grader {
         wb,
         labs,
@@ -73,6 +77,7 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
         pristine: Pristine::read(&pristine_dir)?,
         sandbox,
         salt: graded_salt(),
+        rustc_wrapper,
         build_lock: Mutex::new(()),
         polled: (options.predictions_from.as_deref())
             .map(super::polled::Polled::read)
@@ -124,6 +129,33 @@ pub fn grade_submissions(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> 
         learners,
         seconds,
     })
+}
+
+/// rustc as a grading's builds run it: without the grading's salt in its environment.
+/// Cargo runs `graded`'s build script itself, with cargo's environment, so the script
+/// still reads the salt; but every crate rustc compiles, the learner's included, would
+/// otherwise see it too (`option_env!("BOUNDARY_GRADED_SALT")`) and could compute the
+/// masks the key is kept under. A script in the build folder, which the build's sandbox
+/// shows, written again before every build (unsandboxed, a test could rewrite it).
+/// Without a Unix shell there is no sandbox either (`--no-sandbox`): a submission's code
+/// runs with the teacher's privileges and could read far more than the salt.
+fn rustc_without_salt(work: &Path) -> Option<PathBuf> {
+    cfg!(unix).then(|| Slot::target_of(work).join("rustc-without-salt"))
+}
+
+#[cfg(unix)]
+fn write_rustc_without_salt(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let script = "#!/bin/sh\n# rustc, run by a class grading's cargo without the grading's salt.\n\
+                  exec env -u BOUNDARY_GRADED_SALT \"$@\"\n";
+    std::fs::write(path, script).map_err(|e| Error::writing(path, e))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| Error::writing(path, e))
+}
+
+#[cfg(not(unix))]
+fn write_rustc_without_salt(_path: &Path) -> Result<()> {
+    Ok(())
 }
 
 /// A fresh salt for this grading: no two gradings lay out their graded suites alike.
@@ -264,11 +296,18 @@ impl Grader<'_> {
             target_dir: Some(slot.target.clone()),
             // The sandbox has no network, and a grade must not depend on one: every crate
             // comes from the cache the preparation filled.
-            build_env: vec![
+            build_env: [
                 ("CARGO_NET_OFFLINE".into(), "true".into()),
                 ("CARGO_TERM_COLOR".into(), "never".into()),
                 ("BOUNDARY_GRADED_SALT".into(), self.salt.to_string()),
-            ],
+            ]
+            .into_iter()
+            .chain(
+                self.rustc_wrapper
+                    .iter()
+                    .map(|wrapper| ("RUSTC_WRAPPER".into(), wrapper.display().to_string())),
+            )
+            .collect(),
             build_wrap: Some(build_wrap),
             build_limits: Limits {
                 memory_bytes: Some(limits.max_build_memory_mib * MIB),
@@ -482,6 +521,9 @@ impl Grader<'_> {
                     touch(&path)?;
                 }
             }
+        }
+        if let Some(wrapper) = &self.rustc_wrapper {
+            write_rustc_without_salt(wrapper)?;
         }
         let mut built = run::build_suites(&slot.build_tree, packages, env)?;
         built

@@ -25,11 +25,16 @@ pub struct Slot {
 }
 
 impl Slot {
+    /// The build folder every slot of the grading in `work` shares.
+    pub fn target_of(work: &Path) -> PathBuf {
+        work.join("target")
+    }
+
     pub fn new(work: &Path, index: usize) -> Result<Slot> {
         let slot = Slot {
             tree: work.join(format!("tree-{index}")),
             build_tree: work.join("tree-build"),
-            target: work.join("target"),
+            target: Slot::target_of(work),
             bin: work.join(format!("bin-{index}")),
         };
         for dir in [&slot.tree, &slot.build_tree, &slot.target, &slot.bin] {

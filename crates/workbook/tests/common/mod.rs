@@ -186,6 +186,10 @@ pub fn tiny_workbook(what: &str, labs: &[TinyLab<'_>]) -> PathBuf {
     // The lab kit is copied in, so the workbook is whole on its own: `grade-class` exports
     // it and builds the export in a sandbox that shows nothing outside it.
     copy_tree(&repo().join("crates/labkit"), &root.join("crates/labkit"));
+    copy_tree(
+        &repo().join("crates/unified-features"),
+        &root.join("crates/unified-features"),
+    );
     copy_tree(&repo().join("crates/graded"), &root.join("crates/graded"));
     write(&root.join("book.toml"), "[book]\n");
     // A teacher's edition (its keys are in lab.toml), where the teacher's commands run.
@@ -249,7 +253,7 @@ fn tiny_manifest() -> String {
     for name in ["serde", "serde_json"] {
         dependencies.insert(name.into(), workspace["dependencies"][name].clone());
     }
-    for kit in ["labkit", "graded"] {
+    for kit in ["labkit", "unified-features", "graded"] {
         let mut path = toml::Table::new();
         path.insert("path".into(), format!("crates/{kit}").into());
         dependencies.insert(kit.into(), path.into());
