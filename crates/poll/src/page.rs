@@ -44,6 +44,22 @@ pub fn learner_text(state: &State) -> String {
     )
 }
 
+/// `text` as HTML, with the book's inline code (between backticks) shown as code, as the
+/// book shows it; an unpaired backtick stays as it is.
+pub fn text_with_code(text: &str) -> String {
+    let parts: Vec<&str> = text.split('`').collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, part) in parts.iter().enumerate() {
+        // Inside code when a backtick closes it: an odd part before the last.
+        match (i % 2 == 1, i + 1 < parts.len()) {
+            (true, true) => out.push_str(&format!("<code>{}</code>", escape(part))),
+            (true, false) => out.push_str(&format!("`{}", escape(part))),
+            (false, _) => out.push_str(&escape(part)),
+        }
+    }
+    out
+}
+
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -164,19 +180,23 @@ fn item_rows(lab: &Lab, index: usize, tally: &Tally, key: Option<Choice>) -> Str
     let id = item_id(index);
     let checks = lab.meta.checks.len();
     let (question, choices) = match lab.meta.checks.get(index) {
-        Some(check) => (escape(&check.ask), vec![Choice::Yes, Choice::No]),
+        Some(check) => (text_with_code(&check.ask), vec![Choice::Yes, Choice::No]),
         None => {
             let q = &lab.meta.questions[index - checks];
             let options: String = (q.options.iter())
                 .map(|(l, text)| {
-                    format!("<div class=\"opt\">{}) {}</div>", escape(l), escape(text))
+                    let text = text_with_code(text);
+                    format!("<div class=\"opt\">{}) {text}</div>", escape(l))
                 })
                 .collect();
             let letters = q
                 .options
                 .keys()
                 .filter_map(|l| Choice::try_from(l.clone()).ok());
-            (format!("{}{options}", escape(&q.prompt)), letters.collect())
+            (
+                format!("{}{options}", text_with_code(&q.prompt)),
+                letters.collect(),
+            )
         }
     };
     let split = is_split(tally.rounds[0].counts.get(&id));
@@ -226,11 +246,14 @@ fn distribution(round: &RoundTally, id: &str, choices: &[Choice], key: Option<Ch
 fn key_row(lab: &Lab, index: usize, key: Choice) -> String {
     let checks = lab.meta.checks.len();
     let (title, explain) = match lab.key.checks.get(index) {
-        Some(check) => (format!(" · {}", escape(&check.claim)), &check.explain),
+        Some(check) => (
+            format!(" · {}", text_with_code(&check.claim)),
+            &check.explain,
+        ),
         None => (String::new(), &lab.key.questions[index - checks].explain),
     };
     format!(
         "<tr class=\"key\"><td></td><td colspan=\"3\"><b>Answer: {key}</b>{title}<br>{}</td></tr>",
-        escape(explain)
+        text_with_code(explain)
     )
 }

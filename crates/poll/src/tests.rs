@@ -12,11 +12,34 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use workbook::poll::wire::{Choice, Refusal, RefusalKind, Round};
 
+/// A database of its own for the test `what`, in a folder of this run's; the folders of
+/// earlier runs are removed by the first test that asks (where the run's process is gone).
 fn scratch_db(what: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("boundary-poll-unit-{what}-{}", std::process::id()));
+    let base = std::env::temp_dir().join("boundary-poll-unit");
+    static CLEARED: std::sync::Once = std::sync::Once::new();
+    CLEARED.call_once(|| remove_ended_runs(&base));
+    let dir = base.join(std::process::id().to_string()).join(what);
     let _ = std::fs::remove_dir_all(&dir);
     dir.join("poll.db")
+}
+
+/// Removes the folders under `base` of runs whose process has ended (Linux: no
+/// `/proc/PID`; elsewhere nothing is removed).
+fn remove_ended_runs(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let ended = name.parse::<u32>().is_ok_and(|pid| {
+            pid != std::process::id()
+                && cfg!(target_os = "linux")
+                && !Path::new("/proc").join(&name).exists()
+        });
+        if ended {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 fn state(what: &str, remote_teacher: bool) -> State {
@@ -144,4 +167,17 @@ fn a_file_that_is_not_a_polls_database_is_refused() {
     let err = Store::open(&path).err().unwrap();
     assert!(err.contains("is not a poll's database"), "{err}");
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// The book's inline code shows as code on the teacher's page, escaped; an unpaired
+/// backtick stays a backtick.
+#[test]
+fn inline_code_is_shown_as_code() {
+    use crate::page::text_with_code;
+    assert_eq!(
+        text_with_code("does `a < b` hold for `x`?"),
+        "does <code>a &lt; b</code> hold for <code>x</code>?"
+    );
+    assert_eq!(text_with_code("a ` b"), "a ` b");
+    assert_eq!(text_with_code("no code"), "no code");
 }

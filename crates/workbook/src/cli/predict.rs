@@ -277,15 +277,22 @@ pub fn seal_only(wb: &Workbook, lab: &Lab) -> Result<()> {
         )));
     }
     let progress = wb.progress()?;
+    // `seal` says when it seals; a seal made earlier is named here instead.
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
+    let sealed_before = progress.first_seal(&lab.meta.id).is_some()
+        || predictions::parse(lab, &text).is_ok_and(|p| p.seal.is_some());
     let sealed = super::run::seal(lab, &progress)?;
-    if let Some(seal) = &sealed.seal {
-        println!(
-            "{} sealed at {}: {}/{} answered. Nothing of the run was shown; an answer changed from now on counts as revised.",
+    match &sealed.seal {
+        Some(seal) if sealed_before => println!(
+            "{} were already sealed, at {}: {}/{} answered. An answer changed since then counts as revised.",
             "predictions".cyan().bold(),
             seal.at,
             sealed.answered(),
             lab.prediction_count()
-        );
+        ),
+        _ => println!(
+            "Nothing of the run was shown; an answer changed from now on counts as revised."
+        ),
     }
     println!("Next: `cargo labs run {}`", lab.meta.number);
     Ok(())

@@ -37,15 +37,27 @@ pub fn launch(wb: &Workbook, args: &[&str]) -> Result<()> {
             "the live poll's server comes with the teacher's edition only; a learner sends to it with `cargo labs predict N --send URL --code CODE`",
         ));
     }
-    eprintln!("building the poll server (the first time takes a minute or two)…");
     let limit = std::time::Duration::from_secs(wb.settings.limits.build_time_limit_secs);
+    // Said only when the build takes a while (the first one): a built server starts at once.
+    let (built_tx, built_rx) = std::sync::mpsc::channel::<()>();
+    let notice = std::thread::spawn(move || {
+        if built_rx
+            .recv_timeout(std::time::Duration::from_secs(1))
+            .is_err()
+        {
+            eprintln!("building the poll server (the first time takes a minute or two)…");
+        }
+    });
     let built = compile::build(
         &wb.root,
         &[SERVER_PACKAGE],
         Artifact::LabBinary,
         &BuildEnv::default(),
         limit,
-    )?;
+    );
+    let _ = built_tx.send(());
+    let _ = notice.join();
+    let built = built?;
     let exe = built.executable(SERVER_PACKAGE).map_err(build_problem)?;
     let mut command = std::process::Command::new(exe);
     command.args(args).arg("--root").arg(&wb.root);

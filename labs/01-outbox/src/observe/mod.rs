@@ -5,7 +5,8 @@
 //! fictional external receiver. Nothing here talks to a network, a payment processor or a
 //! vendor service: it demonstrates local atomicity and identity recognition, one step at
 //! a time, with no concurrency. Every verdict and answer is computed from what the code
-//! just did; the answer keys live in `lab.toml`.
+//! just did; nothing here holds an answer: `cargo labs run` compares what the run
+//! observed with your sealed predictions.
 
 mod enqueue;
 mod lab;

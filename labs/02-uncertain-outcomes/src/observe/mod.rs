@@ -7,7 +7,8 @@
 //! derived from the intent, with the next process at once and a day later. The processor
 //! is then tried on its own with idempotency keys, and a transaction the application
 //! drives itself is committed twice. Every check and every answer is computed from those
-//! records; the answer keys live in `lab.toml`.
+//! records; nothing here holds an answer: `cargo labs run` compares what the run
+//! observed with your sealed predictions.
 
 mod checks;
 mod commit_twice;

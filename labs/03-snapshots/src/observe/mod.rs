@@ -2,8 +2,8 @@
 //! database in WAL mode. Two or three connections stand for concurrent requests; each
 //! schedule is written out statement by statement, so every run does the same thing in
 //! the same order. Then reads at a timestamp on the simulated Spanner database. Every
-//! verdict is computed from what SQLite or the simulator answered; the answer keys live
-//! in `lab.toml`.
+//! verdict is computed from what SQLite or the simulator answered; nothing here holds an
+//! answer: `cargo labs run` compares what the run observed with your sealed predictions.
 //!
 //! The SQLite behaviour each step relies on, from SQLite's documentation:
 //!

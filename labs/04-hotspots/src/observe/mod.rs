@@ -4,8 +4,9 @@
 //! you with, and the time-range query. Each section ends with variations the chapter
 //! does not walk through (another key order, another shard count).
 //!
-//! Every verdict and answer is computed from the measurements; the answer keys live in
-//! `lab.toml`. The store and its simplifications are described in `sim-ranges`.
+//! Every verdict and answer is computed from the measurements; nothing here holds an
+//! answer: `cargo labs run` compares what the run observed with your sealed predictions.
+//! The store and its simplifications are described in `sim-ranges`.
 
 pub mod designs;
 mod measured;

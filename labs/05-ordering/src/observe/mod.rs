@@ -13,8 +13,8 @@
 //! 6. `publishing`: a publisher whose publish of one message of a key fails;
 //! 7. `duplicates`: an effect published twice, and a consumer process that stalls.
 //!
-//! Every verdict is computed from what the code just observed; the answer keys live in
-//! `lab.toml`.
+//! Every verdict is computed from what the code just observed; nothing here holds an
+//! answer: `cargo labs run` compares what the run observed with your sealed predictions.
 
 mod background;
 mod backlog;

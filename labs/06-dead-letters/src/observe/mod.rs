@@ -16,7 +16,8 @@
 //! 4. `forwarded`: what becomes of a forwarded message (a dead-letter topic without a
 //!    subscription, a seek of the source, a key of an ordered subscription).
 //!
-//! The answer keys live in `lab.toml`.
+//! Nothing here holds an answer: `cargo labs run` compares what the run observed with
+//! your sealed predictions.
 
 mod attempts;
 mod counting;

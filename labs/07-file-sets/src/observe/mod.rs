@@ -3,8 +3,9 @@
 //!
 //! Everything runs against the simulated Cloud Storage origin (`sim_storage`, SQLite in
 //! memory) and the public cache in front of it, one request at a time, with no faults.
-//! Every verdict below is computed from the responses; the answer keys live in
-//! `lab.toml`. One function per section, in the order the run reports them.
+//! Every verdict below is computed from the responses; nothing here holds an answer:
+//! `cargo labs run` compares what the run observed with your sealed predictions. One
+//! function per section, in the order the run reports them.
 
 mod cache;
 mod objects;

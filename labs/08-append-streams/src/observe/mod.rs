@@ -1,7 +1,8 @@
 //! The observe phase: what the simulated Storage Write API does with retries, offsets,
 //! delayed and lost requests, a new stream, two writers and corrupted rows. Every
 //! verdict is computed from what the service just answered and what a query of the
-//! table then shows; the answer keys live in `lab.toml`.
+//! table then shows; nothing here holds an answer: `cargo labs run` compares what the
+//! run observed with your sealed predictions.
 
 mod decisions;
 mod identity;

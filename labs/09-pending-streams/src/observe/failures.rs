@@ -2,7 +2,7 @@
 //! lost commit response or a lost finalize request, a commit request lost, and appends
 //! whose response was lost, each followed by what a coordinator or a worker might do next.
 
-use super::{Batch, error_names, rows};
+use super::{Batch, answered, commit_time_text, error_names, finalized, rows};
 use labkit::Observation;
 use labkit::fault::Fate;
 use serde_json::{Map, Value};
@@ -17,8 +17,10 @@ pub fn an_append_lost_before_the_service(summary: &mut Map<String, Value>) {
     let row_counts = (b.finalize(&s1), b.finalize(&s2));
     let committed = b.commit(&[s1, s2]).expect("commit");
     let seen = format!(
-        "finalize answered {row_counts:?}; commit_time {:?}; {} rows visible",
-        committed.commit_time,
+        "finalize answered s1: {}, s2: {}; commit_time {}; {} rows visible",
+        finalized(&row_counts.0),
+        finalized(&row_counts.1),
+        commit_time_text(committed.commit_time),
         b.visible()
     );
     summary.insert("empty_stream_commit".into(), seen.into());
@@ -49,7 +51,7 @@ pub fn the_listed_coordinator(obs: &mut Observation) {
             "s3 s4" => "d",
             _ => "none of these",
         },
-        format!("the table shows the rows of {streams:?}"),
+        format!("the table shows the rows of {}", streams.join(", ")),
     );
 }
 
@@ -71,9 +73,9 @@ pub fn a_lost_commit_request(obs: &mut Observation, summary: &mut Map<String, Va
     summary.insert(
         "replacement_after_a_lost_commit_request".into(),
         format!(
-            "[s1, s3]: at most {copies} copies of a row; the stale [s1, s2] answered stream_errors {:?}; the table shows the rows of {:?}",
+            "[s1, s3]: the most copies of one row: {copies}; the stale [s1, s2] answered stream_errors {}; the table shows the rows of {}",
             error_names(&stale),
-            b.visible_streams()
+            b.visible_streams().join(", ")
         )
         .into(),
     );
@@ -90,7 +92,11 @@ pub fn lost_append_responses(obs: &mut Observation, summary: &mut Map<String, Va
     let row_count = b.finalize(&s2).expect("finalize");
     summary.insert(
         "w2_resent_at_0_then_finalized".into(),
-        format!("the resend answered {resent:?}; FinalizeWriteStream answered {row_count}").into(),
+        format!(
+            "the resend answered {}; FinalizeWriteStream answered row_count {row_count}",
+            answered(&resent)
+        )
+        .into(),
     );
     w1_runs_again(obs, summary);
     w2_runs_again(obs);
@@ -120,7 +126,7 @@ fn w2_runs_again(obs: &mut Observation) {
     obs.choose("In another run W2's append is applied but its response is lost, and W2 runs the worker code again. The coordinator finalizes every stream the workers created and commits them all in one group. How many rows does a query return?",
         letter,
         format!(
-            "the commit answered stream_errors {:?}; a query returns {rows} rows",
+            "the commit answered stream_errors {}; a query returns {rows} rows",
             error_names(&answer)
         ),
     );

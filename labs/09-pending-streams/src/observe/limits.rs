@@ -1,7 +1,7 @@
 //! How long a pending stream may wait, on the fault core's logical clock (one tick per
 //! simulated second): the chapter's night schedule, with one call lost or moved.
 
-use super::{Batch, error_names};
+use super::{Batch, commit_time_text, error_names};
 use labkit::Observation;
 use labkit::fault::Fate;
 use serde_json::{Map, Value};
@@ -73,7 +73,11 @@ pub fn the_night_schedule(obs: &mut Observation, summary: &mut Map<String, Value
     let once = b.shows(0, 5) && b.most_copies() == 1;
     summary.insert(
         "night_retry_after_applied".into(),
-        format!("{:?}; every row visible once: {once}", error_names(&retry)).into(),
+        format!(
+            "stream_errors {}; every row visible once: {once}",
+            error_names(&retry)
+        )
+        .into(),
     );
     let hours = FINALIZED_BUFFER_LIMIT / HOUR;
     summary.insert("finalized_buffer_limit_hours".into(), hours.into());
@@ -107,7 +111,7 @@ fn group_after_a_lost_finalize(obs: &mut Observation) {
     obs.choose("In another run on the night schedule, the finalize request for s2 is lost before it reaches the service, and the commit at the scheduled hour is refused. An hour and a half later the coordinator finalizes s2 and sends [s1, s2] again. Which rows does the table show then?",
         letter,
         format!(
-            "the first commit answered {:?}; the second {:?}; the table shows {} rows",
+            "the first commit answered stream_errors {}; the second {}; the table shows {} rows",
             error_names(&refused),
             error_names(&again),
             b.visible()
@@ -122,8 +126,8 @@ fn streams_in_errors(b: &mut Batch, group: &[String]) -> (Vec<String>, String) {
         .map(|e| short(&e.entity).to_string())
         .collect();
     let seen = format!(
-        "commit_time {:?}, stream_errors {:?}; the table shows {} rows",
-        answer.commit_time,
+        "commit_time {}, stream_errors {}; the table shows {} rows",
+        commit_time_text(answer.commit_time),
         error_names(&answer),
         b.visible()
     );

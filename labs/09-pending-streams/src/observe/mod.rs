@@ -1,7 +1,8 @@
 //! The observe phase: pending streams on the simulated Storage Write API. Two workers
 //! write their ranges of batch D1 into pending streams; a coordinator finalizes and
 //! commits them. Every verdict is computed from the service's answers and from a query of
-//! the table; the answer keys live in `lab.toml`.
+//! the table; nothing here holds an answer: `cargo labs run` compares what the run
+//! observed with your sealed predictions.
 
 mod failures;
 mod limits;
@@ -171,13 +172,34 @@ impl Batch {
     }
 }
 
-/// The names of a response's stream errors, for evidence.
-fn error_names(response: &BatchCommitWriteStreamsResponse) -> Vec<&'static str> {
-    response
-        .stream_errors
-        .iter()
+/// A commit's stream errors as the run shows them: `none`, or their codes.
+fn error_names(response: &BatchCommitWriteStreamsResponse) -> String {
+    let names: Vec<&str> = (response.stream_errors.iter())
         .map(|e| e.code.name())
-        .collect()
+        .collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// What a request answered, as the run shows it: `OK`, or the error's code.
+fn answered<T>(result: &Result<T, Status>) -> &'static str {
+    result.as_ref().map_or_else(|e| e.code.name(), |_| "OK")
+}
+
+/// What FinalizeWriteStream answered: its row_count, or the error's code.
+fn finalized(result: &Result<u64, Status>) -> String {
+    match result {
+        Ok(rows) => format!("row_count {rows}"),
+        Err(e) => e.code.name().into(),
+    }
+}
+
+/// A stream's commit_time as GetWriteStream shows it: unset until the stream commits.
+fn commit_time_text(time: Option<u64>) -> String {
+    time.map_or_else(|| "unset".into(), |t| t.to_string())
 }
 
 /// Runs the observe phase: one function per section of the run.

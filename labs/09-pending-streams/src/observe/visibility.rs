@@ -1,7 +1,7 @@
 //! What a query sees before the commit, resends inside the workers' open streams, and a
 //! group with one stream that is not finalized, committed in parts.
 
-use super::{Batch, error_names, rows};
+use super::{Batch, answered, commit_time_text, error_names, finalized, rows};
 use labkit::Observation;
 use serde_json::{Map, Value};
 use sim_writeapi::{Code, Status};
@@ -15,7 +15,12 @@ pub fn before_the_commit(obs: &mut Observation, summary: &mut Map<String, Value>
     summary.insert("rows_visible_after_finalize".into(), b.visible().into());
     summary.insert(
         "finalize_row_counts".into(),
-        format!("{row_counts:?}").into(),
+        format!(
+            "s1: {}; s2: {}",
+            finalized(&row_counts.0),
+            finalized(&row_counts.1)
+        )
+        .into(),
     );
 
     let mut b = Batch::new();
@@ -31,13 +36,13 @@ pub fn before_the_commit(obs: &mut Observation, summary: &mut Map<String, Value>
         _ => "none of these",
     };
     let evidence = format!(
-        "W1's range at offset 2 of s1: {:?}; W2's range at offset 2 of s2: {:?}",
-        code(&w1),
-        code(&w2)
+        "W1's range at offset 2 of s1: {}; W2's range at offset 2 of s2: {}",
+        answered(&w1),
+        answered(&w2)
     );
     obs.choose("In another run, before anything is finalized, each worker sends its whole range a second time to its own stream, at offset 2. What do the two resends answer?", letter, evidence);
-    summary.insert("w1_range_at_offset_2".into(), format!("{w1:?}").into());
-    summary.insert("w2_range_at_offset_2".into(), format!("{w2:?}").into());
+    summary.insert("w1_range_at_offset_2".into(), answered(&w1).into());
+    summary.insert("w2_range_at_offset_2".into(), answered(&w2).into());
 }
 
 /// s1 finalized, s2 not, and the group committed; then [s1] alone; then the group again,
@@ -50,9 +55,9 @@ pub fn one_unfinalized_stream(summary: &mut Map<String, Value>) {
     summary.insert(
         "stream_errors".into(),
         format!(
-            "{:?}; commit_time of s1 afterwards: {:?}",
+            "{}; commit_time of s1 afterwards: {}",
             error_names(&first),
-            b.commit_time(&s1)
+            commit_time_text(b.commit_time(&s1))
         )
         .into(),
     );
@@ -60,6 +65,6 @@ pub fn one_unfinalized_stream(summary: &mut Map<String, Value>) {
     b.finalize(&s2).expect("finalize s2");
     let group = b.commit(&[s1, s2]).expect("commit the group");
     summary.insert("w2_rows_after_s1_alone".into(), b.shows_any(2, 5).into());
-    let errors = format!("{:?}", error_names(&group));
+    let errors = error_names(&group);
     summary.insert("group_after_s1_alone".into(), errors.into());
 }
