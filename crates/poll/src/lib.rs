@@ -114,10 +114,11 @@ impl Server {
             "answers this machine only"
         };
         format!(
-            "live poll of lab {}\nclass code: {}\nlearners' URL: {learners}\nlearners send: cargo labs predict N --send {} --code {} --name \"Your Name\"\n\
-             teacher's page: http://{host}/teacher/{}/ ({reach})\nvotes kept in: {} (a restart with this file keeps the code, the tokens and every vote)\nCtrl-C stops the poll.",
+            "live poll of lab {}\nclass code: {}\nlearners' URL: {learners}\nlearners send: cargo labs predict {} --send {} --code {} --name \"Your Name\"\n\
+             teacher's page: http://{host}/teacher/{}/ ({reach})\nvotes kept in: {} (a restart with this file keeps the code, the tokens and every vote)\n{}Ctrl-C stops the poll.",
             labs.join(", "),
             self.identity.code,
+            page::lab_argument(&self.state),
             learners
                 .split(' ')
                 .next()
@@ -126,7 +127,38 @@ impl Server {
             self.identity.code,
             self.identity.teacher_token,
             config.db.display(),
+            self.resumed(),
         )
+    }
+
+    /// What a restart resumes that the teacher must know before projecting the page: the
+    /// labs whose answers are shown, and whose rounds are closed.
+    fn resumed(&self) -> String {
+        let store = self.state.store.lock().expect("the store's lock");
+        let mut lines = String::new();
+        for lab in &self.state.labs {
+            let Ok(tally) = store.tally(&lab.meta.id) else {
+                continue;
+            };
+            let closed: Vec<String> = (tally.rounds.iter().zip(1..))
+                .filter(|(round, _)| round.closed_at.is_some())
+                .map(|(_, n)| n.to_string())
+                .collect();
+            if tally.revealed {
+                lines.push_str(&format!(
+                    "lab {}: THE ANSWERS ARE SHOWN on the teacher's page (revealed before this start; \"Hide the answers\" hides them)\n",
+                    lab.meta.number
+                ));
+            }
+            if !closed.is_empty() {
+                lines.push_str(&format!(
+                    "lab {}: round {} closed\n",
+                    lab.meta.number,
+                    closed.join(" and ")
+                ));
+            }
+        }
+        lines
     }
 
     /// Serves until the process ends.

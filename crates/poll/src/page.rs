@@ -18,6 +18,14 @@ pub fn tallies(state: &State) -> Result<Vec<(&Lab, Tally)>> {
         .collect()
 }
 
+/// The lab in a learner's command: its number when one lab is polled, else `N`.
+pub fn lab_argument(state: &State) -> String {
+    match state.labs.as_slice() {
+        [lab] => lab.meta.number.clone(),
+        _ => "N".into(),
+    }
+}
+
 /// The command a learner types to send, as the teacher shows it.
 fn send_command(state: &State) -> String {
     let host = match state.listen.ip() {
@@ -25,7 +33,8 @@ fn send_command(state: &State) -> String {
         _ => state.listen.to_string(),
     };
     format!(
-        "cargo labs predict N --send http://{host} --code {} --name \"Your Name\"",
+        "cargo labs predict {} --send http://{host} --code {} --name \"Your Name\"",
+        lab_argument(state),
         state.identity.code
     )
 }

@@ -234,11 +234,16 @@ fn teacher(state: &State, call: &Call) -> Result<Reply> {
         }
         ("POST", ["labs", lab, action @ ("reveal" | "hide")]) => {
             let lab = vote::find(&state.labs, lab)?;
-            state
-                .store
-                .lock()
-                .expect("the store's lock")
-                .set_revealed(&lab.meta.id, *action == "reveal")?;
+            let mut store = state.store.lock().expect("the store's lock");
+            let reveal = *action == "reveal";
+            if reveal {
+                // Once the keys are on the screen no vote may follow: every open round
+                // of the lab closes (closing a closed one changes nothing).
+                for round in Round::BOTH {
+                    store.close(&lab.meta.id, &lab.meta.number, round)?;
+                }
+            }
+            store.set_revealed(&lab.meta.id, reveal)?;
             Ok(Reply::see_other(format!("{base}#lab-{}", lab.meta.number)))
         }
         _ => Err(PollError::new(

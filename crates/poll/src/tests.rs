@@ -181,3 +181,42 @@ fn inline_code_is_shown_as_code() {
     assert_eq!(text_with_code("a ` b"), "a ` b");
     assert_eq!(text_with_code("no code"), "no code");
 }
+
+/// Once the keys are on the screen no vote may follow: revealing a lab closes its open
+/// rounds (a learner who read the key off the projector cannot change a round-1 vote).
+#[test]
+fn revealing_the_answers_closes_the_labs_rounds() {
+    let state = state("reveal", false);
+    let lab = state.labs[0].clone();
+    let call = Call {
+        method: "POST".into(),
+        path: format!(
+            "/teacher/{}/labs/{}/reveal",
+            state.identity.teacher_token, lab.meta.number
+        ),
+        remote: "127.0.0.1".parse::<IpAddr>().unwrap(),
+        content_type: None,
+        body: Vec::new(),
+    };
+    assert_eq!(route(&state, call).status, 303);
+    let tally = state.store.lock().unwrap().tally(&lab.meta.id).unwrap();
+    assert!(tally.revealed);
+    assert!(
+        tally.rounds.iter().all(|round| round.closed_at.is_some()),
+        "{:?}",
+        tally
+            .rounds
+            .iter()
+            .map(|r| &r.closed_at)
+            .collect::<Vec<_>>()
+    );
+    let answers: BTreeMap<String, Choice> = [("q01".to_string(), Choice::Yes)].into();
+    let late = state.store.lock().unwrap().record(&Ballot {
+        lab: &lab.meta.id,
+        round: Round::One,
+        name: "Late Learner",
+        token: None,
+        answers: &answers,
+    });
+    assert!(late.is_err(), "a vote after the reveal is refused");
+}

@@ -275,6 +275,15 @@ fn the_student_edition_answers_nothing_and_works_before_and_after_every_lab_is_s
         "{}",
         stdout(&check)
     );
+    // Before the predictions are sealed, a failure's diagnosis would name a belief the
+    // items ask about and point into a page that is not open yet: it waits for the seal.
+    assert!(
+        !stdout(&check).contains("built on the belief")
+            && !stdout(&check).contains("after-the-run")
+            && stdout(&check).contains("named once your predictions are sealed"),
+        "{}",
+        stdout(&check)
+    );
     let reset = labs_in(&dir, &["reset", "01"]);
     assert!(
         reset.status.success(),

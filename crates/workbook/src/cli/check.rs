@@ -184,7 +184,17 @@ pub fn check(wb: &Workbook, lab: &Lab) -> Result<()> {
     for note in run.notes.iter().chain(&scan.notes) {
         println!("{} {}", "note:".yellow().bold(), note.one_line());
     }
-    print!("{}", diagnosis_text(&wb.root, lab, &run));
+    // A diagnosis names a belief and points into the page after the run: before the
+    // predictions are sealed it would answer items, and the page is not open yet.
+    if super::read::sealed(wb, lab).unwrap_or(false) {
+        print!("{}", diagnosis_text(&wb.root, lab, &run));
+    } else if passed < run.tests.len() && !lab.key.diagnoses.is_empty() {
+        println!(
+            "\n{} the mistake these failures point to, and the chapter's section on it, are named once your predictions are sealed: `cargo labs run {n}` (or `cargo labs predict {n} --seal`).",
+            "diagnosis:".cyan().bold(),
+            n = lab.meta.number
+        );
+    }
     let _ = progress.record_attempt(
         &lab.meta.id,
         "check",

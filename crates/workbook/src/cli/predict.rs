@@ -143,7 +143,7 @@ pub fn predict(wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
             shown_ids(&open)
         );
         println!(
-            "Next: answer them (`cargo labs predict {n}`), or seal as they are with `cargo labs run {n} --anyway`"
+            "Next: answer them (`cargo labs predict {n}`), or seal them as they are: `cargo labs run {n} --anyway` (or `cargo labs predict {n} --seal`, to discuss them before the run)"
         );
     }
     Ok(())

@@ -97,7 +97,9 @@ pub fn status(wb: &Workbook) -> Result<()> {
             println!("{} {problem}", "problem:".red().bold());
         }
     }
-    println!("\n  (s: predictions sealed by a run; ✗: predictions.txt cannot be read)");
+    println!(
+        "\n  (s: predictions sealed, by a run or `predict N --seal`; ✗: predictions.txt cannot be read)"
+    );
     println!();
     match next {
         Some(step) => println!("{} {step}", "Next:".bold()),

@@ -127,7 +127,10 @@ impl<'a> Relay<'a> {
             .expect("outbox rows");
         self.sim.note("relay", || {
             let ids: Vec<&str> = intents.iter().map(|i| i.order_id.as_str()).collect();
-            format!("read {} unsent intent(s): {}", ids.len(), ids.join(", "))
+            match ids.len() {
+                0 => "read no unsent intent".to_string(),
+                n => format!("read {n} unsent intent(s): {}", ids.join(", ")),
+            }
         });
         self.crash_point("relay:after-read")?;
         Ok(intents)

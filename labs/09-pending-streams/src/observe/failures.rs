@@ -148,8 +148,8 @@ fn w1_runs_again(obs: &mut Observation, summary: &mut Map<String, Value>) {
     obs.choose("In another run W1's append is applied but its response is lost, and W1 runs the worker code again; then W2 runs. The coordinator finalizes s1 and s2 and commits [s1, s2]. How many rows does a query return?",
         letter,
         format!(
-            "a query returns {rows} rows; W2's rows shown: {}",
-            b.shows_any(2, 5)
+            "a query returns {rows} rows; W2's rows: {}",
+            if b.shows_any(2, 5) { "shown" } else { "not shown" }
         ),
     );
 

@@ -172,10 +172,10 @@ impl Batch {
     }
 }
 
-/// A commit's stream errors as the run shows them: `none`, or their codes.
+/// A commit's stream errors as the run shows them: `none`, or each stream with its code.
 fn error_names(response: &BatchCommitWriteStreamsResponse) -> String {
-    let names: Vec<&str> = (response.stream_errors.iter())
-        .map(|e| e.code.name())
+    let names: Vec<String> = (response.stream_errors.iter())
+        .map(|e| format!("{} {}", short(&e.entity), e.code.name()))
         .collect();
     if names.is_empty() {
         "none".into()

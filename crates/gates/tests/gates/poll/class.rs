@@ -115,6 +115,15 @@ fn a_class_votes_twice_and_the_teacher_sees_both_rounds() {
         (code.as_str(), teacher.as_str())
     );
     assert_eq!(poll.counts(), (12, 24, 48));
+    // The restart says what it resumed, and names the one polled lab in the command.
+    assert!(
+        poll.banner.contains("lab 01: round 1 and 2 closed")
+            && poll
+                .banner
+                .contains("learners send: cargo labs predict 01 --send"),
+        "{}",
+        poll.banner
+    );
     let (url, code) = (poll.url(), poll.code.clone());
     let late = run_cli(
         &workbooks[0],

@@ -139,13 +139,18 @@ fn no_learner_facing_answer_holds_a_key_a_claim_or_an_explanation() {
     let poll = Poll::start(&dir.join("poll.db"), &["--rate", "100000"]);
     let mut tokens = vec![None; labs.len()];
     let mut bodies = learner_answers(&poll, &labs, Round::One, &mut tokens);
-    // The teacher closes round 1 and reveals every lab: the learners' side stays as it was.
+    // The teacher closes round 1, the class votes again, and the teacher reveals every
+    // lab (which closes its rounds): the learners' side stays as it was, the refusals of
+    // votes sent after the reveal included.
     for lab in &labs {
         assert_eq!(
             poll.teacher_action(&format!("labs/{}/rounds/1/close", lab.meta.number))
                 .status,
             303
         );
+    }
+    bodies.extend(learner_answers(&poll, &labs, Round::Two, &mut tokens));
+    for lab in &labs {
         assert_eq!(
             poll.teacher_action(&format!("labs/{}/reveal", lab.meta.number))
                 .status,
@@ -157,7 +162,7 @@ fn no_learner_facing_answer_holds_a_key_a_claim_or_an_explanation() {
         page.contains(&labs[0].key.checks[0].explain),
         "the teacher's page shows the keys"
     );
-    bodies.extend(learner_answers(&poll, &labs, Round::Two, &mut tokens));
+    bodies.push(("GET / once revealed".to_string(), poll.get("/").body));
     bodies.extend(cli_sends(&poll));
     assert!(bodies.len() > 6 * labs.len(), "{} answers", bodies.len());
     for (what, body) in &bodies {
