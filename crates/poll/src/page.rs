@@ -103,6 +103,9 @@ pub fn teacher_page(state: &State, tallies: &[(&Lab, Tally)]) -> String {
          <title>Poll {code} · Boundary Labs</title><style>{STYLE}</style></head><body>\n\
          <header><h1>Class code <code id=\"code\">{code}</code></h1>\
          <p>Learners send with <code>{send}</code> (after the discussion: <code>--round 2</code>).</p>\
+         <p class=\"legend\">Each bar counts the learners who answered the item, with its share of them (an item left \
+         blank is not counted). <b>split</b>: round 1 gave two answers or more and none had 70 % of them, the items to \
+         discuss. Revealing a lab's answers closes its rounds.</p>\
          <p id=\"status\">live: refreshed every 2 s</p></header>\n\
          <main id=\"board\">{board}</main>\n\
          <script>\nconst board = document.getElementById('board');\n\
@@ -142,7 +145,7 @@ fn lab_section(base: &str, lab: &Lab, tally: &Tally) -> String {
     let (action, label) = if tally.revealed {
         ("hide", "Hide the answers")
     } else {
-        ("reveal", "Reveal the answers")
+        ("reveal", "Reveal the answers (closes the rounds)")
     };
     out.push_str(&format!(
         "<form method=\"post\" action=\"{base}/labs/{id}/{action}\"><button>{label}</button></form></div>\
