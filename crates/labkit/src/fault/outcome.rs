@@ -75,7 +75,7 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let width = f.width().unwrap_or(BOOK_WIDTH).max(MIN_WIDTH);
         let header = format!(
-            "invariant violated: {} (lab {}, scenario {}, {} fault{})",
+            "invariant violated: {} (lab {}, scenario {}, {} explored fault{})",
             self.violation.invariant,
             self.scope.lab,
             self.scope.scenario,

@@ -140,6 +140,16 @@ pub fn grade_class(wb: &Workbook, dirs: &[PathBuf], options: &Options) -> Result
             pair.score
         );
     }
+    let written = [
+        (&options.json, "the grades (JSON)"),
+        (&options.csv, "the gradebook (CSV)"),
+        (&options.report, "the class report"),
+    ];
+    for (path, what) in written {
+        if let Some(path) = path {
+            println!("wrote {what}: {}", path.display());
+        }
+    }
     Ok(())
 }
 

@@ -13,7 +13,8 @@ pub const COMMAND: Command = Command {
     name: "grade",
     section: Section::Learner,
     usage: "cargo labs grade [--json | --classroom [--base64]] [N …]",
-    about: "your own grade of every lab (or some): tests, predictions, points",
+    about: "your own grade of every lab (or some): tests, predictions, points (--json and --classroom\n\
+            are for tools: GitHub Classroom's autograder runs `grade --classroom`)",
     run: |wb, mut args: Args| {
         let format = match (
             args.flag("--json"),
@@ -66,6 +67,12 @@ pub fn grade(wb: &Workbook, format: Format, only: &[String]) -> Result<()> {
     let chosen = wb.chosen(only)?;
     let progress = wb.progress()?;
     let env = RunEnv::learner(&wb.settings, None, fast_tmp());
+    if format == Format::Text {
+        eprintln!(
+            "grading {} lab(s): every graded suite is built and run, which takes a minute or two …",
+            chosen.len()
+        );
+    }
     let mut labs = grade::grade_labs(&wb.root, &chosen, &wb.settings, &env, |lab| {
         evidence(wb, lab, &progress)
     });
