@@ -103,8 +103,8 @@ pub fn teacher_page(state: &State, tallies: &[(&Lab, Tally)]) -> String {
          <title>Poll {code} · Boundary Labs</title><style>{STYLE}</style></head><body>\n\
          <header><h1>Class code <code id=\"code\">{code}</code></h1>\
          <p>Learners send with <code>{send}</code> (after the discussion: <code>--round 2</code>).</p>\
-         <p class=\"legend\">Each bar counts the learners who answered the item, with its share of them (an item left \
-         blank is not counted). <b>split</b>: round 1 gave two answers or more and none had 70 % of them, the items to \
+         <p class=\"legend\">Each bar counts the learners who answered the item, with its share of them (those who left it \
+         blank are counted apart). <b>split</b>: round 1 gave two answers or more and none had 70 % of them, the items to \
          discuss. Revealing a lab's answers closes its rounds.</p>\
          <p id=\"status\">live: refreshed every 2 s</p></header>\n\
          <main id=\"board\">{board}</main>\n\
@@ -218,10 +218,13 @@ fn item_rows(lab: &Lab, index: usize, tally: &Tally, key: Option<Choice>) -> Str
         if split { " class=\"split\"" } else { "" }
     );
     for (round, class) in [(&tally.rounds[0], "r1"), (&tally.rounds[1], "r2")] {
-        out.push_str(&format!(
-            "<td class=\"{class}\">{}</td>",
+        // Round 2 opens when round 1 closes: before that its bars would read as 0 %.
+        let cell = if class == "r2" && tally.rounds[0].closed_at.is_none() {
+            "<span class=\"n\">opens when round 1 closes</span>".to_string()
+        } else {
             distribution(round, &id, &choices, key)
-        ));
+        };
+        out.push_str(&format!("<td class=\"{class}\">{cell}</td>"));
     }
     out.push_str("</tr>");
     if let Some(key) = key {
@@ -250,6 +253,13 @@ fn distribution(round: &RoundTally, id: &str, choices: &[Choice], key: Option<Ch
         let right = if key == Some(*choice) { " right" } else { "" };
         out.push_str(&format!(
             "<div class=\"bar{right}\"><span class=\"label\">{choice}</span> <span class=\"n\">{n}</span> <span class=\"pct\">{pct}%</span><i style=\"width:{pct}%\"></i></div>"
+        ));
+    }
+    // The learners who voted in the round but left this item blank, counted apart.
+    let blank = round.voters.saturating_sub(total);
+    if blank > 0 {
+        out.push_str(&format!(
+            "<div class=\"blank\"><span class=\"n\">{blank}</span> left it blank</div>"
         ));
     }
     out

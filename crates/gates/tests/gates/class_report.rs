@@ -324,7 +324,7 @@ fn scripted_class() -> (ClassGrade, Script) {
             integrity.notes.push(note(
                 Severity::Serious,
                 &format!(
-                    "shares 97 % of its fingerprints (240 tokens) with {other}'s (its lines 10–40; theirs 12–42): read both before you grade"
+                    "shares 97 % of its fingerprints (240 tokens) with {other}'s (lines 10–40 here; {other}'s lines 12–42): read both before you grade"
                 ),
                 relay,
                 10,

@@ -109,12 +109,16 @@ pub fn note(pairs: &[CodePair], learners: &mut [Grade]) {
             (&pair.left, &pair.right, &pair.left_lines, &pair.right_lines),
             (&pair.right, &pair.left, &pair.right_lines, &pair.left_lines),
         ] {
-            let whose = match other.as_str() {
-                "reference" => "the reference solution".to_string(),
-                o if o.starts_with("catalogue:") => {
-                    format!("the catalogue's wrong solution `{}`", &o[10..])
-                }
-                o => format!("{o}'s"),
+            let (whose, their_lines) = match other.as_str() {
+                "reference" => (
+                    "the reference solution".to_string(),
+                    "the reference's lines".to_string(),
+                ),
+                o if o.starts_with("catalogue:") => (
+                    format!("the catalogue's wrong solution `{}`", &o[10..]),
+                    "the entry's lines".to_string(),
+                ),
+                o => (format!("{o}'s"), format!("{o}'s lines")),
             };
             let Some(grade) = learners
                 .iter_mut()
@@ -128,7 +132,7 @@ pub fn note(pairs: &[CodePair], learners: &mut [Grade]) {
             let mut note = Note::new(
                 Severity::Serious,
                 format!(
-                    "shares {percent} % of its fingerprints ({} tokens) with {whose} (its lines {}; theirs {}): read both before you grade",
+                    "shares {percent} % of its fingerprints ({} tokens) with {whose} (lines {} here; {their_lines} {}): read both before you grade",
                     pair.matched_tokens,
                     ranges(mine),
                     ranges(theirs)
