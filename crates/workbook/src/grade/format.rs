@@ -236,9 +236,10 @@ pub fn text(grade: &Grade) -> String {
         grade.max_points
     ));
     out.push_str(
-        "(a lab's test points are shared by the tests its starter fails, the others guard \
-         against regressions; its prediction points, by the items whose answer was sealed \
-         before the first run, as grading.toml's [predictions] mode says)\n",
+        "(a lab's test points go to the tests that fail until your build phase is done; the \
+         other tests only guard what already worked. Its prediction points go to the answers \
+         you sealed before the first run: right answers, or every answer where the course \
+         counts participation)\n",
     );
     out
 }
