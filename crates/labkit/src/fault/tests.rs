@@ -287,8 +287,13 @@ fn tokens_round_trip_and_reject_garbage() {
     assert_eq!(failure.token.path(), &[0, 0, 0, 0, 1]);
     assert!(failure.token.sites().is_some());
 
-    assert_eq!(Token::parse("v2:"), Ok(Token::fault_free()));
-    assert_eq!(Token::fault_free().to_string(), "v2:");
+    assert_eq!(Token::parse("v2:none"), Ok(Token::fault_free()));
+    assert_eq!(
+        Token::parse("v2:"),
+        Ok(Token::fault_free()),
+        "as printed before"
+    );
+    assert_eq!(Token::fault_free().to_string(), "v2:none");
     let old = Token::parse("v1:0.2.0.1").unwrap();
     assert_eq!(old, Token::unverified(vec![0, 2, 0, 1]));
     assert_eq!(old.sites(), None);

@@ -45,7 +45,8 @@ impl fmt::Display for SiteDigest {
 /// "nothing unusual" options after the last fault, dropped) and the [`SiteDigest`] of the
 /// choices they were taken at.
 ///
-/// Printed as `v2:0.0.1@3fa2c` (the fault-free schedule is `v2:`). Version 1 tokens
+/// Printed as `v2:0.0.1@3fa2c` (the schedule that takes no unusual option is `v2:none`;
+/// a bare `v2:` still parses as it). Version 1 tokens
 /// (`v1:0.0.1`) carried no digest; they still parse, as unverified tokens.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Token {
@@ -127,7 +128,8 @@ impl Token {
                 .collect()
         };
         if let Some(body) = trimmed.strip_prefix("v2:") {
-            if body.is_empty() {
+            // `v2:none` as printed; a bare `v2:` as printed before.
+            if body.is_empty() || body == "none" {
                 return Ok(Token::fault_free());
             }
             let (path, sites) = body.split_once('@').ok_or_else(|| {
@@ -155,7 +157,8 @@ impl fmt::Display for Token {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let parts: Vec<String> = self.path.iter().map(|i| i.to_string()).collect();
         match self.sites {
-            _ if self.path.is_empty() => f.write_str("v2:"),
+            // Not a bare `v2:`, which reads as a line cut short.
+            _ if self.path.is_empty() => f.write_str("v2:none"),
             Some(sites) => write!(f, "v2:{}@{sites}", parts.join(".")),
             None => write!(f, "v1:{}", parts.join(".")),
         }
