@@ -9,6 +9,7 @@
 //! `cargo test`'s own lines and summary (the build script looks for the tools), except
 //! under `CI` (set by `.ci/run`'s environment in CI), where a missing tool fails the test.
 
+use crate::browser::{self, find_chromium, in_ci, without_tags};
 use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,10 +23,6 @@ fn root() -> PathBuf {
         .join("../..")
         .canonicalize()
         .unwrap()
-}
-
-fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
 /// Skips (locally) or fails (in CI) when a tool is missing.
@@ -48,20 +45,9 @@ fn mdbook_installed() -> bool {
     found
 }
 
-/// The Chromium binary: `CHROMIUM`, or the first of the usual names that runs.
+/// The Chromium binary (`CHROMIUM`, or the usual names); `None`, said, when missing.
 fn chromium() -> Option<String> {
-    let candidates: Vec<String> = match std::env::var("CHROMIUM") {
-        Ok(path) => vec![path],
-        Err(_) => ["chromium", "chromium-browser", "google-chrome"]
-            .map(String::from)
-            .to_vec(),
-    };
-    let found = candidates.into_iter().find(|c| {
-        Command::new(c)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
+    let found = find_chromium();
     if found.is_none() {
         missing("chromium", "apt-get install -y chromium; see .ci/run");
     }
@@ -376,7 +362,7 @@ fn rendered(chromium: &str, page: &str) -> &'static Rendered {
 fn load_dom(chromium: &str, url: &str, extra: &[&str]) -> String {
     let profile = tempdir("chromium-profile");
     let out = Command::new(chromium)
-        .args(chromium_flags(&profile))
+        .args(browser::flags(&profile, 1280, 1700))
         .args(extra)
         .arg("--dump-dom")
         .arg(url)
@@ -386,28 +372,6 @@ fn load_dom(chromium: &str, url: &str, extra: &[&str]) -> String {
     let _ = std::fs::remove_dir_all(&profile);
     assert!(out.status.success(), "chromium --dump-dom {url} failed");
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The flags of tooling.md §4: headless, no sandbox (CI runs as root), no GPU, nothing
-/// that reaches the network, a fresh profile; virtual time lets the scripts finish.
-fn chromium_flags(profile: &Path) -> Vec<String> {
-    [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--hide-scrollbars",
-        "--window-size=1280,1700",
-        "--virtual-time-budget=5000",
-    ]
-    .map(String::from)
-    .into_iter()
-    .chain([format!("--user-data-dir={}", profile.display())])
-    .collect()
 }
 
 fn tempdir(what: &str) -> PathBuf {
@@ -427,20 +391,7 @@ fn file_url(path: &Path) -> String {
 /// Text as a reader sees it: tags dropped, entities decoded, typographic quotes and
 /// dashes (mdBook's smart punctuation) folded to ASCII, whitespace collapsed.
 fn visible_text(html: &str) -> String {
-    let mut text = String::new();
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => {
-                in_tag = false;
-                text.push(' ');
-            }
-            _ if !in_tag => text.push(c),
-            _ => {}
-        }
-    }
-    fold(&decode_entities(&text))
+    fold(&decode_entities(&without_tags(html)))
 }
 
 fn fold(text: &str) -> String {

@@ -21,6 +21,7 @@
 //!   grade records its mode, and neither the report nor the gradebook re-scores when
 //!   today's settings say otherwise.
 
+use crate::browser::{self, find_chromium, in_ci};
 use crate::common;
 
 use common::{repo, run_cli, scratch_dir, stderr, stdout};
@@ -1168,61 +1169,20 @@ fn a_lab_in_participation_mode_scores_so_and_its_grade_keeps_that_mode() {
 // ---------------------------------------------------------------------------------------
 // In the browser.
 
-fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
-
 /// The Chromium binary: `CHROMIUM`, or the first of the usual names that runs. The build
 /// script looked for it too: where it found none outside CI, the browser test is
 /// ignored, with its reason.
 fn chromium() -> String {
-    let candidates: Vec<String> = match std::env::var("CHROMIUM") {
-        Ok(path) => vec![path],
-        Err(_) => ["chromium", "chromium-browser", "google-chrome"]
-            .map(String::from)
-            .to_vec(),
-    };
-    candidates
-        .into_iter()
-        .find(|c| {
-            Command::new(c)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .unwrap_or_else(|| {
-            panic!(
-                "{}chromium is not installed (apt-get install -y chromium; see .ci/run)",
-                if in_ci() {
-                    "CI must have chromium: "
-                } else {
-                    ""
-                }
-            )
-        })
-}
-
-fn chromium_flags(profile: &Path, width: u32, height: u32) -> Vec<String> {
-    [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--hide-scrollbars",
-        "--force-device-scale-factor=1",
-        "--virtual-time-budget=5000",
-    ]
-    .map(String::from)
-    .into_iter()
-    .chain([
-        format!("--window-size={width},{height}"),
-        format!("--user-data-dir={}", profile.display()),
-    ])
-    .collect()
+    find_chromium().unwrap_or_else(|| {
+        panic!(
+            "{}chromium is not installed (apt-get install -y chromium; see .ci/run)",
+            if in_ci() {
+                "CI must have chromium: "
+            } else {
+                ""
+            }
+        )
+    })
 }
 
 /// Measures, once the page has loaded, every element of the page's column against the
@@ -1275,7 +1235,7 @@ fn layout_of(chromium: &str, page: &Path, width: u32, dir: &Path) -> serde_json:
     let stem = page.file_stem().unwrap().to_string_lossy();
     let profile = dir.join(format!("profile-{stem}-{width}"));
     let out = Command::new(chromium)
-        .args(chromium_flags(&profile, width, 1600))
+        .args(browser::flags(&profile, width, 1600))
         .arg("--dump-dom")
         .arg(format!("file://{}", page.display()))
         .stderr(Stdio::null())
@@ -1408,7 +1368,7 @@ fn the_report_fits_its_column_in_chromium_and_every_chart_names_its_axes() {
     // Printable: the page prints to a PDF.
     let pdf = dir.join("report.pdf");
     let out = Command::new(&chromium)
-        .args(chromium_flags(&dir.join("profile-pdf"), 1280, 1600))
+        .args(browser::flags(&dir.join("profile-pdf"), 1280, 1600))
         .arg(format!("--print-to-pdf={}", pdf.display()))
         .arg("--no-pdf-header-footer")
         .arg(format!("file://{}", dir.join("report.html").display()))
@@ -1440,7 +1400,7 @@ fn screenshot(chromium: &str, dir: &Path, page: &Path) {
     let png = artefacts.join("class-report.png");
     let _ = std::fs::remove_file(&png);
     let out = Command::new(chromium)
-        .args(chromium_flags(&dir.join("profile-shot"), WIDTH, HEIGHT))
+        .args(browser::flags(&dir.join("profile-shot"), WIDTH, HEIGHT))
         .arg(format!("--screenshot={}", png.display()))
         .arg(format!("file://{}", page.display()))
         .stderr(Stdio::null())

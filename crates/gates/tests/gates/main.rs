@@ -11,6 +11,7 @@ mod support;
 
 mod book;
 mod book_web;
+mod browser;
 mod class;
 mod class_report;
 mod classroom_workflow;

@@ -278,9 +278,7 @@ pub fn seal_only(wb: &Workbook, lab: &Lab) -> Result<()> {
     }
     let progress = wb.progress()?;
     // `seal` says when it seals; a seal made earlier is named here instead.
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::reading(&path, e))?;
-    let sealed_before = progress.first_seal(&lab.meta.id).is_some()
-        || predictions::parse(lab, &text).is_ok_and(|p| p.seal.is_some());
+    let sealed_before = super::read::sealed(wb, lab)?;
     let sealed = super::run::seal(lab, &progress)?;
     match &sealed.seal {
         Some(seal) if sealed_before => println!(

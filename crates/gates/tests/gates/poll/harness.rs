@@ -1,6 +1,7 @@
 //! A poll started for one test, and the requests a test sends it.
 
 use super::common;
+use crate::browser::{self, find_chromium, in_ci, without_tags};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -178,20 +179,10 @@ pub fn accepted(reply: &Reply) -> Receipt {
     serde_json::from_str(&reply.body).unwrap()
 }
 
-/// True under CI, where a missing browser fails instead of skipping.
-pub fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
-
-/// The Chromium binary (`CHROMIUM`, or `chromium` on the path); `None`, said, when missing.
+/// The Chromium binary (`CHROMIUM`, or the usual names); `None`, said, when missing.
 pub fn chromium() -> Option<String> {
-    let candidate = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
-    let runs = std::process::Command::new(&candidate)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if runs {
-        return Some(candidate);
+    if let Some(found) = find_chromium() {
+        return Some(found);
     }
     assert!(
         !in_ci(),
@@ -207,20 +198,8 @@ pub fn chromium() -> Option<String> {
 pub fn dump_dom(chromium: &str, url: &str) -> String {
     let profile = common::scratch_dir("poll-chromium");
     let out = std::process::Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--no-proxy-server",
-        ])
-        .args([
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .args(["--virtual-time-budget=5000", "--dump-dom"])
-        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(browser::flags(&profile, 1280, 1700))
+        .arg("--dump-dom")
         .arg(url)
         .stderr(Stdio::null())
         .output()
@@ -232,20 +211,7 @@ pub fn dump_dom(chromium: &str, url: &str) -> String {
 
 /// Text as a reader sees it: tags dropped, whitespace collapsed.
 pub fn visible_text(html: &str) -> String {
-    let mut text = String::new();
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => {
-                in_tag = false;
-                text.push(' ');
-            }
-            _ if !in_tag => text.push(c),
-            _ => {}
-        }
-    }
-    let text = text
+    let text = without_tags(html)
         .replace("&amp;", "&")
         .replace("&#39;", "'")
         .replace("&quot;", "\"");
