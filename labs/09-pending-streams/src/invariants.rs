@@ -1,7 +1,7 @@
 //! What must hold at the end of every schedule, and the "Let … Then … Contradiction"
 //! explanation printed when it does not.
 
-use crate::world::{POSITIONS, World};
+use crate::world::{POSITIONS, Stop, World};
 use labkit::fault::Violation;
 use rusqlite::OptionalExtension;
 
@@ -34,11 +34,53 @@ pub struct Outcome {
     pub commit_record: Option<(String, Option<i64>)>,
     /// The commit time the service holds for the streams that received rows.
     pub service_commit_times: Vec<Option<u64>>,
+    /// The first process that ended while a sent commit was missing from the journal.
+    pub unseen_commit: Option<UnseenCommit>,
+}
+
+/// A coordinator process that ended (crashed or gave up) after a `BatchCommitWriteStreams`
+/// had been sent, while `coordinator.db` did not say so. Between that end and the next
+/// process, the journal is all its readers have: the alert on commits in doubt, and
+/// whoever later decides whether the streams may be replaced.
+#[derive(Clone, Debug)]
+pub struct UnseenCommit {
+    pub process: u32,
+    pub stop: String,
+    pub journal_state: String,
+}
+
+impl UnseenCommit {
+    /// What the journal shows as process `process` ends with `stop`; `None` when no
+    /// commit was sent, or the journal shows one (COMMITTING, COMMITTED or HELD).
+    pub fn check(world: &World, process: u32, stop: &Stop) -> Option<UnseenCommit> {
+        if !world.commit_was_sent() || matches!(stop, Stop::Hold(_)) {
+            return None;
+        }
+        let state: Option<String> = world
+            .keeper()
+            .query_row(
+                "SELECT state FROM batch_commit WHERE batch = ?1",
+                [crate::world::BATCH],
+                |r| r.get(0),
+            )
+            .optional()
+            .ok()
+            .flatten();
+        let shown = ["COMMITTING", "COMMITTED", "HELD"];
+        match state {
+            Some(state) if shown.contains(&state.as_str()) => None,
+            state => Some(UnseenCommit {
+                process,
+                stop: stop.to_string(),
+                journal_state: state.unwrap_or_else(|| "absent".into()),
+            }),
+        }
+    }
 }
 
 impl Outcome {
     /// Reads what the world holds after the last process.
-    pub fn of(world: &World, ending: Ending) -> Outcome {
+    pub fn of(world: &World, ending: Ending, unseen_commit: Option<UnseenCommit>) -> Outcome {
         let api = &world.api;
         let visible = api
             .read_table(crate::world::TABLE)
@@ -74,6 +116,7 @@ impl Outcome {
             streams_per_range,
             commit_record,
             service_commit_times,
+            unseen_commit,
         }
     }
 }
@@ -93,6 +136,7 @@ pub fn violation(o: &Outcome) -> Option<Violation> {
         .or_else(|| one_commit_time(o))
         .or_else(|| commit_recorded(o))
         .or_else(|| finished(o))
+        .or_else(|| commit_in_doubt_shown(o))
 }
 
 fn one_stream_per_range(o: &Outcome) -> Option<Violation> {
@@ -195,6 +239,24 @@ fn finished(o: &Outcome) -> Option<Violation> {
             "Let the faults stop (the last coordinators run healed).".into(),
             format!("Then the coordinators ended with {}.", o.ending),
             "Contradiction: with the batch committed and recorded, a coordinator has nothing left to hold or retry; it must return Ok.".into(),
+        ],
+    ))
+}
+
+fn commit_in_doubt_shown(o: &Outcome) -> Option<Violation> {
+    let unseen = o.unseen_commit.as_ref()?;
+    Some(Violation::new(
+        "the journal shows a commit in doubt whenever no process runs",
+        &[
+            format!(
+                "Let coordinator-{} end ({}) after a BatchCommitWriteStreams of D1 was sent.",
+                unseen.process, unseen.stop
+            ),
+            format!(
+                "Then coordinator.db shows D1's commit {}: the alert on commits in doubt, and whoever decides later whether D1's streams may be replaced, read that no commit was ever sent.",
+                unseen.journal_state
+            ),
+            "Contradiction: the commit may have applied. From the moment it is sent until a response or GetWriteStream settles it, the journal must say COMMITTING: write it before BatchCommitWriteStreams.".into(),
         ],
     ))
 }

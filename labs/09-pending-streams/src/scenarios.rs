@@ -2,7 +2,7 @@
 //! under every fault schedule of a bounded scope. `SCENARIOS` lists what
 //! `cargo labs replay 09 NAME TOKEN` can replay.
 
-use crate::invariants::{Ending, Outcome, violation};
+use crate::invariants::{Ending, Outcome, UnseenCommit, violation};
 use crate::world::{Coordinator, Stop, World};
 use labkit::fault::{
     self, CrashMatrix, Exploration, Fate, Glyph, Replay, Scope, Sim, Token, Verdict,
@@ -24,8 +24,14 @@ pub const COMMIT_FATES: &[Fate] = &[Fate::Ok, Fate::AppliedResponseLost, Fate::N
 /// How many coordinator processes a schedule may start; the last two run healed.
 const PROCESSES: u32 = 5;
 
-/// Runs coordinator processes until one finishes or holds.
-fn run_processes(yours: Protocol, sim: &mut Sim, world: &mut World) -> Ending {
+/// Runs coordinator processes until one finishes or holds; also returns the first process
+/// that ended while a sent commit was missing from the journal.
+fn run_processes(
+    yours: Protocol,
+    sim: &mut Sim,
+    world: &mut World,
+) -> (Ending, Option<UnseenCommit>) {
+    let mut unseen = None;
     for number in 1..=PROCESSES {
         if number + 1 >= PROCESSES {
             sim.heal();
@@ -37,17 +43,20 @@ fn run_processes(yours: Protocol, sim: &mut Sim, world: &mut World) -> Ending {
         });
         let result = (yours.run_coordinator)(&mut Coordinator::start(sim, world));
         match result {
-            Ok(()) => return Ending::Done,
-            Err(Stop::Hold(reason)) => return Ending::Held(reason),
-            Err(stop) => sim.event("coordinator", Glyph::Recover, || {
-                (
-                    format!("coordinator-{number} ends: {stop}"),
-                    "its memory is gone; coordinator.db remains".into(),
-                )
-            }),
+            Ok(()) => return (Ending::Done, unseen),
+            Err(Stop::Hold(reason)) => return (Ending::Held(reason), unseen),
+            Err(stop) => {
+                sim.event("coordinator", Glyph::Recover, || {
+                    (
+                        format!("coordinator-{number} ends: {stop}"),
+                        "its memory is gone; coordinator.db remains".into(),
+                    )
+                });
+                unseen = unseen.or_else(|| UnseenCommit::check(world, number, &stop));
+            }
         }
     }
-    Ending::Unfinished
+    (Ending::Unfinished, unseen)
 }
 
 /// A fault fixed by the scenario, outside the explored choices.
@@ -75,8 +84,8 @@ pub fn run_batch(yours: Protocol, sim: &mut Sim, script: Script) -> Outcome {
         Script::LoseFirstCommitRequest => world.api.script_next_commit(Fate::NotApplied),
         Script::LoseFirstAppendResponse => world.api.script_next_append(Fate::AppliedResponseLost),
     }
-    let ending = run_processes(yours, sim, &mut world);
-    Outcome::of(&world, ending)
+    let (ending, unseen_commit) = run_processes(yours, sim, &mut world);
+    Outcome::of(&world, ending, unseen_commit)
 }
 
 fn verdict(outcome: &Outcome) -> Verdict {

@@ -114,6 +114,8 @@ pub struct World {
     uri: String,
     keeper: Connection,
     pub api: WriteApi,
+    /// How many `BatchCommitWriteStreams` calls left a coordinator process so far.
+    commits_sent: u32,
 }
 
 fn open(uri: &str) -> Connection {
@@ -146,12 +148,18 @@ impl World {
             uri,
             keeper,
             api: WriteApi::new(&[TABLE]).with_faults(faults),
+            commits_sent: 0,
         }
     }
 
     /// The journal as it is now, for checkers.
     pub fn keeper(&self) -> &Connection {
         &self.keeper
+    }
+
+    /// Whether any coordinator process has sent `BatchCommitWriteStreams`, for checkers.
+    pub fn commit_was_sent(&self) -> bool {
+        self.commits_sent > 0
     }
 }
 
@@ -233,6 +241,7 @@ impl<'a> Coordinator<'a> {
         &mut self,
         write_streams: &[String],
     ) -> Result<Result<BatchCommitWriteStreamsResponse, Status>, Crash> {
+        self.world.commits_sent += 1;
         let api = &mut self.world.api;
         let response = api.batch_commit_write_streams(self.sim, TABLE, write_streams);
         self.sim.crash_point("coordinator:after-commit")?;
