@@ -117,7 +117,7 @@ pub fn watch(wb: &Workbook, wanted: Option<&Lab>) -> Result<()> {
     };
     // What the files are now, before anything is printed: a save made as soon as the
     // learner sees the header is a change.
-    session.stamps = stamps(&session.files());
+    session.stamps = stamps(&session.files(), &[]);
     session.say(|s| s.open_lab_text());
     session.check_when_sealed("first check");
     let result = session.serve(&rx);
@@ -154,8 +154,8 @@ struct Session<'a> {
     /// Checks started so far; each verdict line carries its number.
     checks: u64,
     running: Option<Running>,
-    /// (file, modification time and size) of each watched file, as last seen.
-    stamps: Vec<(PathBuf, Option<(SystemTime, u64)>)>,
+    /// Each watched file as last seen (`None`: it did not exist).
+    stamps: Vec<(PathBuf, Option<Seen>)>,
     terminal: Option<Terminal>,
     /// Whether the current lab's predictions were sealed when last looked at.
     sealed_seen: bool,
@@ -283,7 +283,7 @@ impl Session<'_> {
         }
         self.stop_running();
         self.index += 1;
-        self.stamps = stamps(&self.files());
+        self.stamps = stamps(&self.files(), &[]);
         self.say(|s| {
             if s.terminal.is_some() {
                 print!("\x1b[2J\x1b[H");
@@ -294,17 +294,20 @@ impl Session<'_> {
     }
 
     fn poll_files(&mut self) {
-        let now = stamps(&self.files());
-        if now == self.stamps {
-            return;
-        }
+        let now = stamps(&self.files(), &self.stamps);
         let changed: Vec<PathBuf> = now
             .iter()
-            .zip(&self.stamps)
-            .filter(|(a, b)| a != b)
-            .map(|(a, _)| a.0.clone())
+            .filter(|(file, seen)| {
+                let before = self.stamps.iter().find(|(f, _)| f == file);
+                let bytes = |s: &Option<Seen>| s.as_ref().map(|s| s.digest);
+                before.is_none_or(|(_, b)| bytes(b) != bytes(seen))
+            })
+            .map(|(file, _)| file.clone())
             .collect();
         self.stamps = now;
+        if changed.is_empty() {
+            return;
+        }
         let predictions = self.lab().predictions_path();
         let names: Vec<String> = changed.iter().map(|f| self.wb.shown(f)).collect();
         if changed.iter().all(|f| *f == predictions) {
@@ -544,16 +547,49 @@ fn print_failure(output: &str, n: &str) {
     }
 }
 
-fn stamps(files: &[PathBuf]) -> Vec<(PathBuf, Option<(SystemTime, u64)>)> {
+/// A watched file as last seen. A change is a change of its bytes: an editor may touch a
+/// file without changing it, and a file system may report a second modification time for
+/// one write, so the time and size only say when to read the bytes again.
+#[derive(Clone, PartialEq)]
+struct Seen {
+    modified: SystemTime,
+    len: u64,
+    digest: u64,
+}
+
+/// Each file as it is now; a file whose time and size are as `before` saw them keeps its
+/// digest unread.
+fn stamps(files: &[PathBuf], before: &[(PathBuf, Option<Seen>)]) -> Vec<(PathBuf, Option<Seen>)> {
     files
         .iter()
         .map(|f| {
-            let stamp = std::fs::metadata(f)
-                .ok()
-                .map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len()));
-            (f.clone(), stamp)
+            let seen = std::fs::metadata(f).ok().and_then(|m| {
+                let modified = m.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                let len = m.len();
+                let known = before
+                    .iter()
+                    .find(|(b, _)| b == f)
+                    .and_then(|(_, s)| s.as_ref());
+                let digest = match known {
+                    Some(k) if k.modified == modified && k.len == len => k.digest,
+                    _ => digest(&std::fs::read(f).ok()?),
+                };
+                Some(Seen {
+                    modified,
+                    len,
+                    digest,
+                })
+            });
+            (f.clone(), seen)
         })
         .collect()
+}
+
+fn digest(bytes: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Reads keys in a thread: crossterm's key events in a terminal, else a line at a time.
@@ -591,4 +627,47 @@ fn read_keys(tx: Sender<Event>, single: bool) {
         }
         let _ = tx.send(Event::InputClosed);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stamps;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn a_touch_is_not_a_change_and_new_bytes_are() {
+        let dir = std::env::temp_dir().join(format!("boundary-watch-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("relay.rs");
+        std::fs::write(&file, "fn main() {}\n").unwrap();
+        let files = [file.clone()];
+        let first = stamps(&files, &[]);
+        let later = SystemTime::now() + Duration::from_secs(60);
+        let handle = std::fs::File::options().write(true).open(&file).unwrap();
+        handle.set_modified(later).unwrap();
+        drop(handle);
+        let touched = stamps(&files, &first);
+        let digest = |s: &[(std::path::PathBuf, Option<super::Seen>)]| {
+            s[0].1.as_ref().map(|seen| seen.digest)
+        };
+        assert_ne!(
+            touched[0].1.as_ref().unwrap().modified,
+            first[0].1.as_ref().unwrap().modified
+        );
+        assert_eq!(
+            digest(&touched),
+            digest(&first),
+            "a new time alone is no change"
+        );
+        std::fs::write(&file, "fn main() { }\n").unwrap();
+        let saved = stamps(&files, &touched);
+        assert_ne!(digest(&saved), digest(&touched), "new bytes are a change");
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(
+            digest(&stamps(&files, &saved)),
+            None,
+            "a removed file is seen as gone"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

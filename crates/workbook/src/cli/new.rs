@@ -19,7 +19,7 @@ pub const COMMAND: Command = Command {
              Then replace the placeholder scenario with the lab's own (see CONTRIBUTING.md), run\n\
              `cargo labs bless {number}` to publish what the gate derives, and grow the catalogue to eight wrong\n\
              solutions, each a mutant.toml whose [[edit]]s make one mistake in the solution\n\
-             (solutions/{slug}/mutants/; `LABS_ONLY={number} cargo test -p gates --test mutants`)."
+             (solutions/{slug}/mutants/; `LABS_ONLY={number} cargo test -p gates --test gates mutants::`)."
         );
         Ok(())
     },

@@ -233,7 +233,7 @@ fn grade_class_scores_the_votes(db: &Path) {
     use workbook::class::polled::Polled;
     use workbook::grade::score::score_predictions;
     let polled = Polled::read(db).unwrap();
-    let lab = common::labs()
+    let lab = common::every_lab()
         .into_iter()
         .find(|l| l.meta.id == "outbox")
         .unwrap();

@@ -148,7 +148,7 @@ pub fn counts(db: &Path) -> (i64, i64, i64) {
 
 /// The lab of this workbook with id `id`.
 pub fn lab(id: &str) -> workbook::meta::Lab {
-    common::labs()
+    common::every_lab()
         .into_iter()
         .find(|l| l.meta.id == id)
         .unwrap()
