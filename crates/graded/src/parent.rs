@@ -74,6 +74,7 @@ fn spawn_and_judge(exe: &Path, name: &str) -> Verdict {
     let key = Key::new();
     let spawned = Command::new(exe)
         .args([CHILD_FLAG, name])
+        .envs(crate::test_process_env())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -106,26 +106,36 @@ pub fn run(
 ) -> SuiteRun {
     let started = Instant::now();
     let original = original.filter(|_| env.verify_binary);
+    let timings = Timings::beside(exe);
+    let order = timings.start_order(expected);
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<Option<Ran>>> = Mutex::new(vec![None; expected.len()]);
+    let took: Mutex<Vec<Option<f64>>> = Mutex::new(vec![None; expected.len()]);
     let tampered = AtomicBool::new(false);
     std::thread::scope(|scope| {
         for _ in 0..env.jobs.clamp(1, expected.len().max(1)) {
             scope.spawn(|| {
                 loop {
-                    let i = {
+                    let turn = {
                         let mut n = next.lock().unwrap_or_else(|e| e.into_inner());
-                        let i = *n;
+                        let turn = *n;
                         *n += 1;
-                        i
+                        turn
                     };
-                    let Some(name) = expected.get(i) else { break };
-                    let done = one(exe, dir, name, env, started, original, &tampered);
+                    let Some(&i) = order.get(turn) else { break };
+                    let began = Instant::now();
+                    let done = one(exe, dir, &expected[i], env, started, original, &tampered);
+                    let ran = done.0.outcome != TestOutcome::NotRun;
+                    if ran {
+                        took.lock().unwrap_or_else(|e| e.into_inner())[i] =
+                            Some(began.elapsed().as_secs_f64());
+                    }
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(done);
                 }
             });
         }
     });
+    timings.record(expected, &took.into_inner().unwrap_or_default());
     let mut run = SuiteRun::default();
     // One note per test that printed result lines not its own, for the first few such
     // tests; then one for all the others, so that a flood of them buries nothing else.
@@ -157,6 +167,55 @@ pub fn run(
         ));
     }
     run
+}
+
+/// How long each test of a suite took when it last ran, kept beside the suite's
+/// executable. Only the order in which tests start depends on it: the longest first, so
+/// that the workers finish together (lab 08's two long explorations, started fifth and
+/// eighth, had kept one worker busy alone for a third of the run).
+struct Timings {
+    path: std::path::PathBuf,
+    seconds: std::collections::BTreeMap<String, f64>,
+}
+
+impl Timings {
+    fn beside(exe: &Path) -> Timings {
+        let mut path = exe.as_os_str().to_owned();
+        path.push(".times.json");
+        let path = std::path::PathBuf::from(path);
+        let seconds = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default();
+        Timings { path, seconds }
+    }
+
+    /// Indices of `expected` in the order to start them: tests never timed first, in the
+    /// suite's order, then the timed ones, longest first.
+    fn start_order(&self, expected: &[String]) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..expected.len()).collect();
+        let time = |i: &usize| self.seconds.get(&expected[*i]).copied();
+        order.sort_by(|a, b| match (time(a), time(b)) {
+            (None, None) => a.cmp(b),
+            (None, Some(_)) => std::cmp::Ordering::Less,
+            (Some(_), None) => std::cmp::Ordering::Greater,
+            (Some(x), Some(y)) => y.total_cmp(&x).then(a.cmp(b)),
+        });
+        order
+    }
+
+    /// Keeps the times of the tests that ran (best effort: a folder that cannot be
+    /// written only costs the order next time).
+    fn record(mut self, expected: &[String], took: &[Option<f64>]) {
+        for (name, seconds) in expected.iter().zip(took) {
+            if let Some(seconds) = seconds {
+                self.seconds.insert(name.clone(), *seconds);
+            }
+        }
+        if let Ok(json) = serde_json::to_vec(&self.seconds) {
+            let _ = std::fs::write(&self.path, json);
+        }
+    }
 }
 
 /// How many tests' imitated result lines are shown one by one.
@@ -214,6 +273,7 @@ fn run_one(
     // The timeline and the explanation say what went wrong; a stack trace says nothing
     // more to a learner, even where RUST_BACKTRACE is set.
     command.env("RUST_BACKTRACE", "0");
+    command.envs(graded::test_process_env());
     for (key, value) in &env.env {
         command.env(key, value);
     }
@@ -353,5 +413,28 @@ fn classify(
                 env.output_cap / 1024
             )),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Timings;
+
+    #[test]
+    fn tests_start_longest_first_after_those_never_timed() {
+        let dir = std::env::temp_dir().join(format!("boundary-suite-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("graded-lab99");
+        let names: Vec<String> = ["short", "long", "new", "middle"].map(String::from).into();
+        let fresh = Timings::beside(&exe);
+        assert_eq!(
+            fresh.start_order(&names),
+            [0, 1, 2, 3],
+            "no times: the suite's order"
+        );
+        fresh.record(&names, &[Some(0.01), Some(0.4), None, Some(0.1)]);
+        let kept = Timings::beside(&exe);
+        assert_eq!(kept.start_order(&names), [2, 1, 3, 0]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
