@@ -54,6 +54,7 @@ pub const TEMPLATES: &[Template] = templates![
     filled "labs/99-template/lab.toml",
     filled "labs/99-template/src/lib.rs",
     filled "labs/99-template/src/main.rs",
+    filled "labs/99-template/src/graded.rs",
     filled "labs/99-template/src/world.rs",
     filled "labs/99-template/src/receiver.rs",
     filled "labs/99-template/src/scenarios.rs",
@@ -62,6 +63,7 @@ pub const TEMPLATES: &[Template] = templates![
     filled "labs/99-template/src/observe/mod.rs",
     filled "solutions/99-template/Cargo.toml",
     filled "solutions/99-template/src/receiver.rs",
+    filled "solutions/99-template/src/graded.rs",
     filled "solutions/99-template/mutants/identity-by-amount/mutant.toml",
     filled "solutions/99-template/mutants/lost-response-means-not-applied/mutant.toml",
     filled "tests/99_template.rs",
@@ -146,7 +148,7 @@ const NOT_A_LIBRARY: &[&str] = &[
     "graded",
     "labkit",
     "proc_macro",
-    // The learner's crate of a scaffolded lab: its file, receiver.rs.
+    // The learner's module of a scaffolded lab: its file, receiver.rs.
     "receiver",
     "serde",
     "serde_json",

@@ -34,10 +34,10 @@ pub use scenarios::Protocol;
 macro_rules! learner {
     () => {
         $crate::Protocol {
-            start_replay: handlers::replay::start_replay,
-            on_payment: handlers::replay::on_payment,
-            replay_complete: handlers::replay::replay_complete,
-            on_reminder: handlers::reminders::on_reminder,
+            start_replay: replay::start_replay,
+            on_payment: replay::on_payment,
+            replay_complete: replay::replay_complete,
+            on_reminder: reminders::on_reminder,
         }
     };
 }

@@ -13,6 +13,9 @@
 //! what else the machine is running. The clocks are read here, around the explorations,
 //! never inside simulated code.
 
+#[path = "../src/settlement.rs"]
+mod settlement;
+
 use std::time::{Duration, Instant};
 use uncertain_outcomes::invariants::{ALL_EVIDENCE, ALL_INVARIANTS};
 use uncertain_outcomes::scenarios::{Protocol, Rerun, explore_reconciliation, explore_settlement};

@@ -4,6 +4,9 @@
 //! solution's matrix current instead: `BLESS=1 cargo test -p solution08-append-streams
 //! --test book` (or `cargo labs bless`) rewrites it.
 
+#[path = "../src/ledger.rs"]
+mod ledger;
+
 use append_streams::scenarios::{Protocol, explore};
 
 /// The reference solution's functions.

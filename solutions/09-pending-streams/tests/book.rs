@@ -4,6 +4,9 @@
 //! solution's matrix current instead: `BLESS=1 cargo test -p solution09-pending-streams
 //! --test book` (or `cargo labs bless`) rewrites it.
 
+#[path = "../src/coordinator.rs"]
+mod coordinator;
+
 use pending_streams::scenarios::{Protocol, explore_batch};
 
 /// The reference solution's `run_coordinator`.

@@ -18,6 +18,9 @@
 //! It prints messages per second delivered exactly once, the baseline's rate, and their
 //! ratio. Wall-clock time is read here, in the benchmark, never inside simulated code.
 
+#[path = "../src/pipeline.rs"]
+mod pipeline;
+
 use labkit::fault::{self, Scope};
 use rusqlite::{Connection, params};
 use sim_topic::{Chaos, RetrySettings};

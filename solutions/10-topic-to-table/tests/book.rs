@@ -1,6 +1,9 @@
 //! What chapter 10 states of the reference solution, kept true: how many schedules the
 //! graded small scope explores with it.
 
+#[path = "../src/pipeline.rs"]
+mod pipeline;
+
 use topic_to_table::scenarios::{Protocol, explore_small};
 
 /// The reference solution's transaction bodies.

@@ -117,11 +117,19 @@ fn lab_metadata_is_complete_and_unique() {
                 m.solution_package
             ));
         }
-        for manifest_text in [&manifest, &solution_manifest] {
-            if !manifest_text.contains(&format!("path = \"../../{}\"", m.graded_suite)) {
+        // Both packages' suites are `src/graded.rs`, which takes the learner's files as
+        // modules and includes the one graded suite.
+        let include = format!("include!(\"../../../{}\");", m.graded_suite);
+        for (package, text) in [(&lab.dir, &manifest), (&solution_dir, &solution_manifest)] {
+            let root = std::fs::read_to_string(package.join("src/graded.rs")).unwrap_or_default();
+            let modules = m.learner_files.iter().all(|f| {
+                let module = Path::new(f).file_stem().and_then(|s| s.to_str());
+                module.is_some_and(|module| root.contains(&format!("mod {module};")))
+            });
+            if !text.contains("path = \"src/graded.rs\"") || !root.contains(&include) || !modules {
                 problems.push(format!(
-                    "{name}: both manifests must compile the one graded suite `../../{}`",
-                    m.graded_suite
+                    "{name}: {} must build its graded suite from src/graded.rs, which names the learner's files as modules and holds `{include}`",
+                    package.display()
                 ));
             }
         }

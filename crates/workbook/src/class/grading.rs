@@ -333,6 +333,7 @@ impl Grader<'_> {
                 cancel: None,
                 // Without the sandbox a test could rewrite any binary of the grading.
                 verify_binary: self.sandbox.is_none(),
+                longest_first: false,
             },
         }
     }

@@ -103,6 +103,7 @@ impl<'a> RunEnv<'a> {
                 wrap: None,
                 cancel,
                 verify_binary: false,
+                longest_first: true,
             },
         }
     }

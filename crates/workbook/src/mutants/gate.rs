@@ -65,9 +65,10 @@ pub fn package_manifest(lab: &Lab, package: &str) -> std::result::Result<String,
     for table in ["dependencies", "dev-dependencies"] {
         absolute_paths(manifest.get_mut(table), &lab.dir);
     }
-    // The graded suite (an example of the learner's crate) is found by its absolute path,
-    // and named after the entry's package: the entries build together, and examples of
-    // one build share a folder.
+    // The graded suite (an example whose root, `src/graded.rs`, is written into the
+    // package with the learner's modules beside it: see `write_edited`) is named after the
+    // entry's package: the entries build together, and examples of one build share a
+    // folder. A test target is found by its absolute path.
     for kind in ["test", "example"] {
         let targets = manifest.get_mut(kind).and_then(|t| t.as_array_mut());
         for target in targets
@@ -75,12 +76,11 @@ pub fn package_manifest(lab: &Lab, package: &str) -> std::result::Result<String,
             .flatten()
             .filter_map(|t| t.as_table_mut())
         {
-            if let Some(suite) = target.get("path").and_then(|p| p.as_str()) {
-                let suite = absolute(&lab.dir, suite);
-                target.insert("path".into(), suite.into());
-            }
             if kind == "example" {
                 target.insert("name".into(), format!("graded-{package}").into());
+            } else if let Some(suite) = target.get("path").and_then(|p| p.as_str()) {
+                let suite = absolute(&lab.dir, suite);
+                target.insert("path".into(), suite.into());
             }
         }
     }
@@ -125,7 +125,25 @@ pub fn write_edited(
     for (file, text) in files {
         write(&dir.join(file), text)?;
     }
-    Ok(())
+    let root = dir.join("src/graded.rs");
+    let text = std::fs::read_to_string(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    write(&root, &suite_by_absolute_path(lab, &text))
+}
+
+/// A `src/graded.rs` for a package outside the workbook's tree: its `include!` of the
+/// graded suite names the suite by absolute path.
+fn suite_by_absolute_path(lab: &Lab, graded_root: &str) -> String {
+    let repo = lab.dir.join("../..");
+    let suite = repo.join(&lab.meta.graded_suite).display().to_string();
+    graded_root
+        .lines()
+        .map(|line| match line.starts_with("include!(") {
+            true => format!("include!({suite:?});"),
+            false => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
 }
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
