@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 mod calls;
 mod commit;
+mod pool;
 mod reader;
 mod writer;
 
@@ -37,7 +38,7 @@ pub struct ServerStats {
 
 /// The simulated database: topic, offsets and tables in one SQLite connection.
 pub struct Ydb {
-    conn: Connection,
+    conn: pool::Db,
     partitions: i64,
     chaos: Chaos,
     stats: ServerStats,
@@ -62,12 +63,15 @@ pub const TOPIC: &str = "/Root/testdb/slo_topic_tx";
 impl Ydb {
     /// A fresh in-memory database with a topic of `partitions` partitions.
     pub fn in_memory(partitions: i64, chaos: Chaos) -> Ydb {
-        let conn = Connection::open_in_memory().expect("open in-memory SQLite");
-        Ydb::with_connection(conn, partitions, chaos)
+        Ydb::on(pool::Db::in_memory(), partitions, chaos)
     }
 
     /// A database on an existing connection (a file, for durability experiments).
     pub fn with_connection(conn: Connection, partitions: i64, chaos: Chaos) -> Ydb {
+        Ydb::on(pool::Db::owned(conn), partitions, chaos)
+    }
+
+    fn on(conn: pool::Db, partitions: i64, chaos: Chaos) -> Ydb {
         assert!(partitions > 0, "a topic has at least one partition");
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS topic_messages (
