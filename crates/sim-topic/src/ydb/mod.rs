@@ -9,11 +9,11 @@ use crate::tx::RowRead;
 use crate::{Chaos, Message, Tx, YdbError};
 use labkit::fault::Sim;
 use rusqlite::{Connection, OptionalExtension, params};
+use sqlite_pool::Db;
 use std::collections::BTreeMap;
 
 mod calls;
 mod commit;
-mod pool;
 mod reader;
 mod writer;
 
@@ -38,7 +38,7 @@ pub struct ServerStats {
 
 /// The simulated database: topic, offsets and tables in one SQLite connection.
 pub struct Ydb {
-    conn: pool::Db,
+    conn: Db,
     partitions: i64,
     chaos: Chaos,
     stats: ServerStats,
@@ -58,33 +58,36 @@ pub struct Ydb {
 /// application names its producers with, as a random UUID would be.
 pub const RANDOM_PRODUCER_IDS_FROM: i64 = 1 << 40;
 
+/// The topic's tables: its messages, its producers' sequence numbers, its consumers'
+/// committed offsets.
+const TOPIC_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS topic_messages (
+         partition INTEGER NOT NULL, offset INTEGER NOT NULL,
+         producer_id INTEGER NOT NULL, seq_no INTEGER NOT NULL, payload TEXT NOT NULL,
+         PRIMARY KEY (partition, offset));
+     CREATE TABLE IF NOT EXISTS topic_producers (
+         producer_id INTEGER PRIMARY KEY, max_seq_no INTEGER NOT NULL);
+     CREATE TABLE IF NOT EXISTS topic_consumer_offsets (
+         consumer TEXT NOT NULL, partition INTEGER NOT NULL, committed INTEGER NOT NULL,
+         PRIMARY KEY (consumer, partition));";
+
 /// The topic's path, for timelines.
 pub const TOPIC: &str = "/Root/testdb/slo_topic_tx";
 impl Ydb {
     /// A fresh in-memory database with a topic of `partitions` partitions.
     pub fn in_memory(partitions: i64, chaos: Chaos) -> Ydb {
-        Ydb::on(pool::Db::in_memory(), partitions, chaos)
+        // A database another world on this thread has ended, emptied, when there is one.
+        Ydb::on(Db::empty(TOPIC_SCHEMA), partitions, chaos)
     }
 
     /// A database on an existing connection (a file, for durability experiments).
     pub fn with_connection(conn: Connection, partitions: i64, chaos: Chaos) -> Ydb {
-        Ydb::on(pool::Db::owned(conn), partitions, chaos)
+        conn.execute_batch(TOPIC_SCHEMA)
+            .expect("create the topic's tables");
+        Ydb::on(Db::owned(conn), partitions, chaos)
     }
 
-    fn on(conn: pool::Db, partitions: i64, chaos: Chaos) -> Ydb {
+    fn on(conn: Db, partitions: i64, chaos: Chaos) -> Ydb {
         assert!(partitions > 0, "a topic has at least one partition");
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS topic_messages (
-                 partition INTEGER NOT NULL, offset INTEGER NOT NULL,
-                 producer_id INTEGER NOT NULL, seq_no INTEGER NOT NULL, payload TEXT NOT NULL,
-                 PRIMARY KEY (partition, offset));
-             CREATE TABLE IF NOT EXISTS topic_producers (
-                 producer_id INTEGER PRIMARY KEY, max_seq_no INTEGER NOT NULL);
-             CREATE TABLE IF NOT EXISTS topic_consumer_offsets (
-                 consumer TEXT NOT NULL, partition INTEGER NOT NULL, committed INTEGER NOT NULL,
-                 PRIMARY KEY (consumer, partition));",
-        )
-        .expect("create the topic's tables");
         Ydb {
             conn,
             partitions,

@@ -5,11 +5,13 @@ use crate::world::{BILLING, BILLING_SCHEMA, Billing, Faults, MailProvider, PAYME
 use labkit::fault::Sim;
 use rusqlite::Connection;
 use sim_pubsub::{Broker, PubsubMessage, SubscriptionConfig};
+use sqlite_pool::Db;
 
 /// Everything a replay schedule runs in: the broker, the ledger, the mail provider.
 pub(super) struct Systems {
     pub broker: Broker,
-    pub ledger: Connection,
+    /// An emptied in-memory database kept from an earlier schedule, or a new one.
+    pub ledger: Db,
     pub mail: MailProvider,
 }
 
@@ -76,8 +78,7 @@ pub(super) fn history(sim: &mut Sim, world: &ReplayWorld) -> Systems {
     let mut config = SubscriptionConfig::new(BILLING, PAYMENTS);
     config.retain_acked_messages = true;
     broker.create_subscription(config).expect("subscription");
-    let ledger = Connection::open_in_memory().expect("ledger");
-    ledger.execute_batch(BILLING_SCHEMA).expect("schema");
+    let ledger = Db::empty(BILLING_SCHEMA);
     let mut mail = MailProvider::default();
     incident(&mut broker, &ledger, &mut mail);
     // The order of a batch does not matter to billing: the broker keeps its own.

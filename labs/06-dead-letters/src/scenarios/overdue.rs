@@ -6,11 +6,11 @@ use crate::world::{
     Faults, INVOICES, MailProvider, REMINDER_SCHEMA, REMINDERS, REMINDERS_DEAD, Reminders,
 };
 use labkit::fault::{Glyph, Sim, Verdict};
-use rusqlite::Connection;
 use sim_pubsub::{
     Broker, DeadLetterPolicy, PubsubMessage, ROLE_PUBLISHER, ROLE_SUBSCRIBER, Resource,
     SERVICE_AGENT, SubscriptionConfig,
 };
+use sqlite_pool::Db;
 
 /// Rounds before the faults stop, and fault-free rounds after them.
 const REMINDER_FAULTY_ROUNDS: usize = 6;
@@ -146,7 +146,7 @@ fn reminder_round(yours: Protocol, sim: &mut Sim, systems: &mut Systems, faults:
 /// The broker, the ledger and the mail provider of the reminder world.
 struct Systems {
     broker: Broker,
-    ledger: Connection,
+    ledger: Db,
     mail: MailProvider,
 }
 
@@ -164,8 +164,7 @@ pub fn reminder_scenario(yours: Protocol, sim: &mut Sim, world: &ReminderWorld) 
             broker.without_fault(site);
         }
     }
-    let ledger = Connection::open_in_memory().expect("ledger");
-    ledger.execute_batch(REMINDER_SCHEMA).expect("schema");
+    let ledger = Db::empty(REMINDER_SCHEMA);
     for invoice in world.invoices {
         let message = PubsubMessage::new(*invoice);
         broker.publish(sim, INVOICES, message).expect("publish");
