@@ -1,6 +1,6 @@
-// Lab 01 graded suite, compiled into both the learner's crate and the reference
-// solution (each one's `src/graded.rs` includes it).
-// Run it with `cargo labs check 01`.
+//! Lab 01 graded suite, compiled into both the learner's crate and the reference
+//! solution (each one's `src/graded.rs` makes it a module).
+//! Run it with `cargo labs check 01`.
 
 use labkit::fault::{self, Token, Violation};
 use outbox::invariants::{ALL_INVARIANTS, Invariant, report};

@@ -1,6 +1,6 @@
-// Lab 02 graded suite, compiled into both the learner's crate and the reference
-// solution (each one's `src/graded.rs` includes it).
-// Run it with `cargo labs check 02`.
+//! Lab 02 graded suite, compiled into both the learner's crate and the reference
+//! solution (each one's `src/graded.rs` makes it a module).
+//! Run it with `cargo labs check 02`.
 
 use labkit::fault::{self, Token};
 use pretty_assertions::assert_eq;

@@ -1,6 +1,6 @@
-// Lab 04 graded suite, compiled into both the learner's crate and the reference
-// solution (each one's `src/graded.rs` includes it).
-// Run it with `cargo labs check 04`.
+//! Lab 04 graded suite, compiled into both the learner's crate and the reference
+//! solution (each one's `src/graded.rs` makes it a module).
+//! Run it with `cargo labs check 04`.
 
 use hotspots::invariants::{self, assert_holds};
 use hotspots::scenarios::{

@@ -1,10 +1,10 @@
-// Lab 05 graded suite, compiled into both the learner's crate and the reference
-// solution (each one's `src/graded.rs` includes it).
-// Run it with `cargo labs check 05`.
-//
-// Each test explores one graded world (`scenarios.rs`): the faults it lets happen, up to
-// a budget. Every test checks every invariant (`invariants.rs`) once the faults stopped
-// and the backlog drained.
+//! Lab 05 graded suite, compiled into both the learner's crate and the reference
+//! solution (each one's `src/graded.rs` makes it a module).
+//! Run it with `cargo labs check 05`.
+//!
+//! Each test explores one graded world (`scenarios.rs`): the faults it lets happen, up to
+//! a budget. Every test checks every invariant (`invariants.rs`) once the faults stopped
+//! and the backlog drained.
 
 use labkit::fault;
 use ordering::scenarios::{

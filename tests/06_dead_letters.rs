@@ -1,10 +1,10 @@
-// Lab 06 graded suite, compiled into both the learner's crate and the reference
-// solution (each one's `src/graded.rs` includes it).
-// Run it with `cargo labs check 06`.
-//
-// Each test explores one graded world (`scenarios/`): the faults it lets happen, up to a
-// budget. Every replay test checks every replay invariant; every reminder test counts
-// each invoice's reminders (`invariants.rs`).
+//! Lab 06 graded suite, compiled into both the learner's crate and the reference
+//! solution (each one's `src/graded.rs` makes it a module).
+//! Run it with `cargo labs check 06`.
+//!
+//! Each test explores one graded world (`scenarios/`): the faults it lets happen, up to a
+//! budget. Every replay test checks every replay invariant; every reminder test counts
+//! each invoice's reminders (`invariants.rs`).
 
 use dead_letters::scenarios::{
     Protocol, REMINDERS_ALL, REMINDERS_CRASHES, REMINDERS_FORWARDING, REMINDERS_LOST_REPLIES,

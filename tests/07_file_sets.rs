@@ -1,6 +1,6 @@
-// Lab 07 graded suite, compiled into both the learner's crate and the reference
-// solution (each one's `src/graded.rs` includes it).
-// Run it with `cargo labs check 07`.
+//! Lab 07 graded suite, compiled into both the learner's crate and the reference
+//! solution (each one's `src/graded.rs` makes it a module).
+//! Run it with `cargo labs check 07`.
 
 use file_sets::scenarios::{Protocol, Scenario, explore_scenario, run_scenario};
 use labkit::fault::{self, Token};

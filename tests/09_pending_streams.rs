@@ -1,8 +1,8 @@
-// Lab 09 graded suite, compiled into both the learner's crate and the reference
-// solution (each one's `src/graded.rs` includes it).
-// Run it with `cargo labs check 09`. Every test explores schedules of a
-// scenario; a failure prints the schedule's timeline, what it broke and why, and the
-// command that replays it.
+//! Lab 09 graded suite, compiled into both the learner's crate and the reference
+//! solution (each one's `src/graded.rs` makes it a module).
+//! Run it with `cargo labs check 09`. Every test explores schedules of a
+//! scenario; a failure prints the schedule's timeline, what it broke and why, and the
+//! command that replays it.
 
 use labkit::fault::{self, CrashMatrix, Token, output_width};
 use pending_streams::scenarios::{

@@ -1,5 +1,5 @@
-// Lab 10 graded suite, compiled into both the learner's crate and the reference solution.
-// Run it with `cargo labs check 10`.
+//! Lab 10 graded suite, compiled into both the learner's crate and the reference solution.
+//! Run it with `cargo labs check 10`.
 
 use labkit::fault::{self, Failure, Token};
 use topic_to_table::invariants::{exactly_once_in_the_sink, faults_fired, no_loss};

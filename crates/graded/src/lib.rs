@@ -72,7 +72,7 @@ pub struct GradedTest {
 #[macro_export]
 macro_rules! suite {
     ($($test:ident),+ $(,)?) => {
-        fn main() -> ::std::process::ExitCode {
+        pub fn main() -> ::std::process::ExitCode {
             $crate::main(&[
                 $($crate::GradedTest { name: stringify!($test), run: $test }),+
             ])

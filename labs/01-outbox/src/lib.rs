@@ -8,9 +8,10 @@
 //! * `scenarios`, `invariants`, `figures`: the graded worlds and explorations, the
 //!   invariants they check and how a violation is explained, the chapter's figures.
 //!
-//! Your part, `relay.rs` (the relay and the receiver), is a crate of its own, `relay`,
-//! that uses this one's `world`; the lab's binary and its graded suite hand its
-//! functions to the scenarios with [`learner!`]. Grade it with `cargo labs check 01`.
+//! Your part, `relay.rs` (the relay and the receiver), is a module (`relay`) of the lab's
+//! binary and of its graded suite, and uses this one's `world`; the lab's binary and its
+//! graded suite hand its functions to the scenarios with [`learner!`]. Grade it with
+//! `cargo labs check 01`.
 
 pub mod figures;
 pub mod invariants;
@@ -20,13 +21,15 @@ pub mod world;
 
 pub use scenarios::Protocol;
 
-/// Your functions in `relay.rs` (the crate `relay`), as the scenarios take them.
+/// Your functions in `relay.rs`, as the scenarios take them.
 #[macro_export]
+// `crate::`, not `$crate::`: the learner's module is in the crate that calls the macro.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! learner {
     () => {
         $crate::Protocol {
-            relay_outbox: relay::relay_outbox,
-            apply_effect: relay::apply_effect,
+            relay_outbox: crate::relay::relay_outbox,
+            apply_effect: crate::relay::apply_effect,
         }
     };
 }

@@ -1,6 +1,12 @@
-//! The graded suite, `tests/02_uncertain_outcomes.rs`, with your `settlement.rs` compiled into it as
-//! a module: one crate, so that an edit compiles once before the verdict. Complete
-//! code: read it, do not change it.
+//! The graded suite with your files compiled into it: one crate, so that an edit
+//! compiles once before the verdict. The suite (`tests/02_uncertain_outcomes.rs`) is a
+//! module beside yours, so nothing your code defines (a macro, say) reaches it.
+//! Complete code: read it, do not change it.
 
 mod settlement;
-include!("../../../tests/02_uncertain_outcomes.rs");
+#[path = "../../../tests/02_uncertain_outcomes.rs"]
+mod suite;
+
+fn main() -> std::process::ExitCode {
+    suite::main()
+}

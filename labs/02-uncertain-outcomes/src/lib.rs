@@ -11,9 +11,9 @@
 //! * `figures`: the chapter's figures.
 //!
 //! Your part, `settlement.rs` (settle each intent exactly once, and reconcile every
-//! receipt), is a crate of its own, `settlement`, that uses this one's `world`; the lab's
-//! binary and its graded suite hand its functions to the scenarios with [`learner!`].
-//! Grade it with `cargo labs check 02`.
+//! receipt), is a module (`settlement`) of the lab's binary and of its graded suite, and
+//! uses this one's `world`; the lab's binary and its graded suite hand its functions to
+//! the scenarios with [`learner!`]. Grade it with `cargo labs check 02`.
 
 pub mod figures;
 pub mod invariants;
@@ -23,13 +23,15 @@ pub mod world;
 
 pub use scenarios::Protocol;
 
-/// Your functions in `settlement.rs` (the crate `settlement`), as the scenarios take them.
+/// Your functions in `settlement.rs`, as the scenarios take them.
 #[macro_export]
+// `crate::`, not `$crate::`: the learner's module is in the crate that calls the macro.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! learner {
     () => {
         $crate::Protocol {
-            settle: settlement::settle,
-            reconcile: settlement::reconcile,
+            settle: crate::settlement::settle,
+            reconcile: crate::settlement::reconcile,
         }
     };
 }

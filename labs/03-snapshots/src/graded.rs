@@ -1,6 +1,12 @@
-//! The graded suite, `tests/03_snapshots.rs`, with your `reserve.rs` compiled into it as
-//! a module: one crate, so that an edit compiles once before the verdict. Complete
-//! code: read it, do not change it.
+//! The graded suite with your files compiled into it: one crate, so that an edit
+//! compiles once before the verdict. The suite (`tests/03_snapshots.rs`) is a module
+//! beside yours, so nothing your code defines (a macro, say) reaches it. Complete code:
+//! read it, do not change it.
 
 mod reserve;
-include!("../../../tests/03_snapshots.rs");
+#[path = "../../../tests/03_snapshots.rs"]
+mod suite;
+
+fn main() -> std::process::ExitCode {
+    suite::main()
+}

@@ -25,13 +25,15 @@ pub mod world;
 
 pub use scenarios::Protocol;
 
-/// Your functions in `reserve.rs` (the crate `reserve`), as the scenarios take them.
+/// Your functions in `reserve.rs`, as the scenarios take them.
 #[macro_export]
+// `crate::`, not `$crate::`: the learner's module is in the crate that calls the macro.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! learner {
     () => {
         $crate::Protocol {
-            reserve: reserve::reserve,
-            reconcile: reserve::reconcile,
+            reserve: crate::reserve::reserve,
+            reconcile: crate::reserve::reconcile,
         }
     };
 }

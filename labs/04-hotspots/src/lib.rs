@@ -10,10 +10,10 @@
 //! * `scenarios`, `invariants`, `figures`: the workload and the measurement, what the
 //!   graded suite demands of them and how a violation is explained, the chapter's figures.
 //!
-//! Your part, `keys.rs` (the physical key of an order and the key ranges of the
-//! time-range query), is a crate of its own, `keys`, that uses this one's `world`; the
-//! lab's binary and its graded suite hand its functions to the scenarios with
-//! [`learner!`]. Grade it with `cargo labs check 04`.
+//! Your part, `keys.rs` (the physical key of an order and the key ranges of the time-
+//! range query), is a module (`keys`) of the lab's binary and of its graded suite, and
+//! uses this one's `world`; the lab's binary and its graded suite hand its functions to
+//! the scenarios with [`learner!`]. Grade it with `cargo labs check 04`.
 
 pub mod figures;
 pub mod invariants;
@@ -23,13 +23,15 @@ pub mod world;
 
 pub use scenarios::Design;
 
-/// Your functions in `keys.rs` (the crate `keys`), as the scenarios take them.
+/// Your functions in `keys.rs`, as the scenarios take them.
 #[macro_export]
+// `crate::`, not `$crate::`: the learner's module is in the crate that calls the macro.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! learner {
     () => {
         $crate::Design {
-            physical_key: keys::physical_key,
-            time_window: keys::time_window,
+            physical_key: crate::keys::physical_key,
+            time_window: crate::keys::time_window,
         }
     };
 }

@@ -15,9 +15,9 @@
 //!   twice) and all of them together, and what they check. Complete.
 //!
 //! Your part, `consumer.rs` (the consumer that applies each account's effects in
-//! sequence, exactly once), is a crate of its own, `consumer`, that uses this one's
-//! `world`; the lab's binary and its graded suite hand it to the scenarios with
-//! [`learner!`]. Grade it with `cargo labs check 05`.
+//! sequence, exactly once), is a module (`consumer`) of the lab's binary and of its
+//! graded suite, and uses this one's `world`; the lab's binary and its graded suite hand
+//! it to the scenarios with [`learner!`]. Grade it with `cargo labs check 05`.
 
 pub mod figures;
 pub mod invariants;
@@ -27,12 +27,14 @@ pub mod world;
 
 pub use scenarios::Protocol;
 
-/// Your functions in `consumer.rs` (the crate `consumer`), as the scenarios take them.
+/// Your functions in `consumer.rs`, as the scenarios take them.
 #[macro_export]
+// `crate::`, not `$crate::`: the learner's module is in the crate that calls the macro.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! learner {
     () => {
         $crate::Protocol {
-            handle: consumer::handle,
+            handle: crate::consumer::handle,
         }
     };
 }

@@ -1,7 +1,13 @@
-//! The graded suite, `tests/06_dead_letters.rs`, with your `replay.rs` and `reminders.rs` compiled into it as
-//! modules: one crate, so that an edit compiles once before the verdict. Complete
-//! code: read it, do not change it.
+//! The graded suite with your files compiled into it: one crate, so that an edit
+//! compiles once before the verdict. The suite (`tests/06_dead_letters.rs`) is a module
+//! beside yours, so nothing your code defines (a macro, say) reaches it. Complete code:
+//! read it, do not change it.
 
 mod reminders;
 mod replay;
-include!("../../../tests/06_dead_letters.rs");
+#[path = "../../../tests/06_dead_letters.rs"]
+mod suite;
+
+fn main() -> std::process::ExitCode {
+    suite::main()
+}

@@ -16,10 +16,10 @@
 //!
 //! Your parts, `replay.rs` (the replay procedure: interval, consumer version, completion
 //! criteria, which tells recovery from duplication) and `reminders.rs` (exactly five
-//! reminders per overdue invoice, whatever the broker does), are a crate of their own,
-//! `handlers` (`handlers.rs` names them), that uses this one's `world`; the lab's binary
-//! and its graded suite hand their functions to the scenarios with [`learner!`]. Grade
-//! both with `cargo labs check 06`.
+//! reminders per overdue invoice, whatever the broker does), are modules of the lab's
+//! binary and of its graded suite, and use this one's `world`; the lab's binary and its
+//! graded suite hand their functions to the scenarios with [`learner!`]. Grade both with
+//! `cargo labs check 06`.
 
 pub mod figures;
 pub mod invariants;
@@ -29,15 +29,17 @@ pub mod world;
 
 pub use scenarios::Protocol;
 
-/// Your functions in `handlers.rs` (the crate `handlers`), as the scenarios take them.
+/// Your functions in `replay.rs` and `reminders.rs`, as the scenarios take them.
 #[macro_export]
+// `crate::`, not `$crate::`: the learner's module is in the crate that calls the macro.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! learner {
     () => {
         $crate::Protocol {
-            start_replay: replay::start_replay,
-            on_payment: replay::on_payment,
-            replay_complete: replay::replay_complete,
-            on_reminder: reminders::on_reminder,
+            start_replay: crate::replay::start_replay,
+            on_payment: crate::replay::on_payment,
+            replay_complete: crate::replay::replay_complete,
+            on_reminder: crate::reminders::on_reminder,
         }
     };
 }

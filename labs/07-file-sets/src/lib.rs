@@ -14,9 +14,9 @@
 //! * `figures`: the chapter's figures.
 //!
 //! Your part, `publication.rs` (the IAM bindings, the publisher, `abandon` and the
-//! consumer), is a crate of its own, `publication`, that uses this one's `world`; the
-//! lab's binary and its graded suite hand it to the scenarios with [`learner!`]. Grade it
-//! with `cargo labs check 07`.
+//! consumer), is a module (`publication`) of the lab's binary and of its graded suite,
+//! and uses this one's `world`; the lab's binary and its graded suite hand it to the
+//! scenarios with [`learner!`]. Grade it with `cargo labs check 07`.
 
 pub mod figures;
 pub mod invariants;
@@ -26,15 +26,17 @@ pub mod world;
 
 pub use scenarios::Protocol;
 
-/// Your functions in `publication.rs` (the crate `publication`), as the scenarios take them.
+/// Your functions in `publication.rs`, as the scenarios take them.
 #[macro_export]
+// `crate::`, not `$crate::`: the learner's module is in the crate that calls the macro.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! learner {
     () => {
         $crate::Protocol {
-            access: publication::ACCESS,
-            publish: publication::publish,
-            abandon: publication::abandon,
-            consume: publication::consume,
+            access: crate::publication::ACCESS,
+            publish: crate::publication::publish,
+            abandon: crate::publication::abandon,
+            consume: crate::publication::consume,
         }
     };
 }

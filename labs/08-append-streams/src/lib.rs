@@ -11,9 +11,9 @@
 //!   each; `figures`: the chapter's figures. Complete.
 //!
 //! Your part, `ledger.rs` (the journal transitions, fenced by the owner epoch, and the
-//! writer that recovers from them), is a crate of its own, `ledger`, that uses this one's
-//! `world`; the lab's binary and its graded suite hand it to the scenarios with
-//! [`learner!`]. Grade it with `cargo labs check 08`.
+//! writer that recovers from them), is a module (`ledger`) of the lab's binary and of its
+//! graded suite, and uses this one's `world`; the lab's binary and its graded suite hand
+//! it to the scenarios with [`learner!`]. Grade it with `cargo labs check 08`.
 
 pub mod figures;
 pub mod invariants;
@@ -23,15 +23,17 @@ pub mod world;
 
 pub use scenarios::Protocol;
 
-/// Your functions in `ledger.rs` (the crate `ledger`), as the scenarios take them.
+/// Your functions in `ledger.rs`, as the scenarios take them.
 #[macro_export]
+// `crate::`, not `$crate::`: the learner's module is in the crate that calls the macro.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! learner {
     () => {
         $crate::Protocol {
-            run_writer: ledger::run_writer,
-            acquire_lease: ledger::acquire_lease,
-            transition: ledger::transition,
-            advance_checkpoint: ledger::advance_checkpoint,
+            run_writer: crate::ledger::run_writer,
+            acquire_lease: crate::ledger::acquire_lease,
+            transition: crate::ledger::transition,
+            advance_checkpoint: crate::ledger::advance_checkpoint,
         }
     };
 }

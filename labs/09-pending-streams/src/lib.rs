@@ -11,9 +11,9 @@
 //!   after each; `figures`: the chapter's figures. Complete.
 //!
 //! Your part, `coordinator.rs` (drive the workers' pending streams to one atomic commit,
-//! exactly once), is a crate of its own, `coordinator`, that uses this one's `world`; the
-//! lab's binary and its graded suite hand it to the scenarios with [`learner!`]. Grade it
-//! with `cargo labs check 09`.
+//! exactly once), is a module (`coordinator`) of the lab's binary and of its graded
+//! suite, and uses this one's `world`; the lab's binary and its graded suite hand it to
+//! the scenarios with [`learner!`]. Grade it with `cargo labs check 09`.
 
 pub mod figures;
 pub mod invariants;
@@ -23,12 +23,14 @@ pub mod world;
 
 pub use scenarios::Protocol;
 
-/// Your functions in `coordinator.rs` (the crate `coordinator`), as the scenarios take them.
+/// Your functions in `coordinator.rs`, as the scenarios take them.
 #[macro_export]
+// `crate::`, not `$crate::`: the learner's module is in the crate that calls the macro.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! learner {
     () => {
         $crate::Protocol {
-            run_coordinator: coordinator::run_coordinator,
+            run_coordinator: crate::coordinator::run_coordinator,
         }
     };
 }

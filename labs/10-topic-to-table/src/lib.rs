@@ -12,9 +12,10 @@
 //! * `figures`: the book's figures. Complete.
 //!
 //! Your part, `pipeline.rs` (the producer's transaction, the consumer's transaction, and
-//! how the consumer settles a commit whose outcome is unknown), is a crate of its own,
-//! `pipeline`, that uses this one's `world`; the lab's binary and its graded suite hand it
-//! to the scenarios with [`learner!`]. Grade it with `cargo labs check 10`.
+//! how the consumer settles a commit whose outcome is unknown), is a module (`pipeline`)
+//! of the lab's binary and of its graded suite, and uses this one's `world`; the lab's
+//! binary and its graded suite hand it to the scenarios with [`learner!`]. Grade it with
+//! `cargo labs check 10`.
 
 pub mod figures;
 pub mod invariants;
@@ -24,15 +25,17 @@ pub mod world;
 
 pub use scenarios::Protocol;
 
-/// Your functions in `pipeline.rs` (the crate `pipeline`), as the scenarios take them.
+/// Your functions in `pipeline.rs`, as the scenarios take them.
 #[macro_export]
+// `crate::`, not `$crate::`: the learner's module is in the crate that calls the macro.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! learner {
     () => {
         $crate::Protocol {
-            produce: pipeline::produce,
-            produced: pipeline::produced,
-            consume: pipeline::consume,
-            applied: pipeline::commit_was_applied,
+            produce: crate::pipeline::produce,
+            produced: crate::pipeline::produced,
+            consume: crate::pipeline::consume,
+            applied: crate::pipeline::commit_was_applied,
         }
     };
 }

@@ -1,6 +1,12 @@
-//! The graded suite, `tests/05_ordering.rs`, with the reference `consumer.rs` compiled into it as
-//! a module: one crate, so that an edit compiles once before the verdict. Complete
+//! The graded suite with the reference solution's files compiled into it: one crate, so
+//! that an edit compiles once before the verdict. The suite (`tests/05_ordering.rs`) is
+//! a module beside them, so nothing they define (a macro, say) reaches it. Complete
 //! code: read it, do not change it.
 
 mod consumer;
-include!("../../../tests/05_ordering.rs");
+#[path = "../../../tests/05_ordering.rs"]
+mod suite;
+
+fn main() -> std::process::ExitCode {
+    suite::main()
+}

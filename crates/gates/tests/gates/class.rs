@@ -1396,12 +1396,27 @@ fn without_the_sandbox_no_learner_changes_another_learners_grade() {
     let honest = clone_of(&s.edition, &root.join("c-honest"));
     put(&honest, RELAY, &s.solution);
     let starter = clone_of(&s.edition, &root.join("d-starter"));
+    // The starter exporting macros named as the suite's: the learner's file is a module
+    // of the suite's crate, and an exported macro lands at the crate's root. The suite is
+    // a module beside it, so its `panic!`, `assert!` and `stringify!` stay std's.
+    let macros = clone_of(&s.edition, &root.join("e-macros"));
+    let shadows = [
+        "panic",
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "stringify",
+        "format",
+    ]
+    .map(|name| format!("#[macro_export]\nmacro_rules! {name} {{ ($($t:tt)*) => {{ () }}; }}\n"))
+    .concat();
+    put(&macros, RELAY, &format!("{}\n{shadows}", s.starter));
     let genuine = std::fs::read_to_string(teacher.join(SUITE)).unwrap();
     let (out, json) = {
         let _turn = work_turn();
         grade_class(
             &teacher,
-            &[attacker, missing, honest, starter],
+            &[attacker, missing, honest, starter, macros],
             &["--no-sandbox", "--jobs", "2"],
             &[],
         )
@@ -1448,6 +1463,7 @@ fn without_the_sandbox_no_learner_changes_another_learners_grade() {
         ("b-missing", 0.0, starter_passes()),
         ("c-honest", 20.0, results.len()),
         ("d-starter", 0.0, starter_passes()),
+        ("e-macros", 0.0, starter_passes()),
     ] {
         let lab = lab(name);
         assert_eq!(lab["points"]["graded"], graded, "{name}: {lab}");

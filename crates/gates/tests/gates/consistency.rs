@@ -117,9 +117,9 @@ fn lab_metadata_is_complete_and_unique() {
                 m.solution_package
             ));
         }
-        // Both packages' suites are `src/graded.rs`, which takes the learner's files as
-        // modules and includes the one graded suite.
-        let include = format!("include!(\"../../../{}\");", m.graded_suite);
+        // Both packages' suites are `src/graded.rs`, which takes the learner's files and
+        // the one graded suite as modules side by side.
+        let include = format!("#[path = \"../../../{}\"]\nmod suite;", m.graded_suite);
         for (package, text) in [(&lab.dir, &manifest), (&solution_dir, &solution_manifest)] {
             let root = std::fs::read_to_string(package.join("src/graded.rs")).unwrap_or_default();
             let modules = m.learner_files.iter().all(|f| {
@@ -128,7 +128,7 @@ fn lab_metadata_is_complete_and_unique() {
             });
             if !text.contains("path = \"src/graded.rs\"") || !root.contains(&include) || !modules {
                 problems.push(format!(
-                    "{name}: {} must build its graded suite from src/graded.rs, which names the learner's files as modules and holds `{include}`",
+                    "{name}: {} must build its graded suite from src/graded.rs, which names the learner's files as modules and holds `{include}` beside them",
                     package.display()
                 ));
             }

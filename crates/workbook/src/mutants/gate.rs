@@ -130,15 +130,15 @@ pub fn write_edited(
     write(&root, &suite_by_absolute_path(lab, &text))
 }
 
-/// A `src/graded.rs` for a package outside the workbook's tree: its `include!` of the
-/// graded suite names the suite by absolute path.
+/// A `src/graded.rs` for a package outside the workbook's tree: the module of the graded
+/// suite is found by absolute path.
 fn suite_by_absolute_path(lab: &Lab, graded_root: &str) -> String {
     let repo = lab.dir.join("../..");
     let suite = repo.join(&lab.meta.graded_suite).display().to_string();
     graded_root
         .lines()
-        .map(|line| match line.starts_with("include!(") {
-            true => format!("include!({suite:?});"),
+        .map(|line| match line.starts_with("#[path = ") {
+            true => format!("#[path = {suite:?}]"),
             false => line.to_string(),
         })
         .collect::<Vec<_>>()

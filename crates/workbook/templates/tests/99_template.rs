@@ -1,6 +1,6 @@
-// Lab 99 graded suite, compiled into both the learner's crate and the reference
-// solution (each one's `src/graded.rs` includes it).
-// Run it with `cargo labs check 99`.
+//! Lab 99 graded suite, compiled into both the learner's crate and the reference
+//! solution (each one's `src/graded.rs` makes it a module).
+//! Run it with `cargo labs check 99`.
 
 use labkit::fault::{self, Token};
 use template::scenarios::{Protocol, delivery_scenario, delivery_scope, explore_delivery};

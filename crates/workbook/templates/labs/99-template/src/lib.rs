@@ -10,9 +10,10 @@
 //! * `scenarios`, `invariants`, `figures`: the graded worlds and explorations, the
 //!   invariants they check and how a violation is explained, the chapter's figures.
 //!
-//! Your part, `receiver.rs` (the receiver that applies each message), is a crate of its
-//! own, `receiver`, that uses this one's `world`; the lab's binary and its graded suite
-//! hand it to the scenarios with [`learner!`]. Grade it with `cargo labs check 99`.
+//! Your part, `receiver.rs` (the receiver that applies each message), is a module
+//! (`receiver`) of the lab's binary and of its graded suite, and uses this one's `world`;
+//! the lab's binary and its graded suite hand it to the scenarios with [`learner!`].
+//! Grade it with `cargo labs check 99`.
 
 pub mod figures;
 pub mod invariants;
@@ -22,12 +23,14 @@ pub mod world;
 
 pub use scenarios::Protocol;
 
-/// Your functions in `receiver.rs` (the crate `receiver`), as the scenarios take them.
+/// Your functions in `receiver.rs`, as the scenarios take them.
 #[macro_export]
+// `crate::`, not `$crate::`: the learner's module is in the crate that calls the macro.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! learner {
     () => {
         $crate::Protocol {
-            receive: receiver::receive,
+            receive: crate::receiver::receive,
         }
     };
 }
