@@ -605,11 +605,19 @@ mod tests {
         let lab = file("labs/05-retried-writes/Cargo.toml");
         for line in [
             "name = \"lab05-retried-writes\"",
-            "name = \"receiver\"",
-            "path = \"../../tests/05_retried_writes.rs\"",
+            "autolib = false",
+            "path = \"src/graded.rs\"",
             "harness05-retried-writes = { path = \"harness\" }",
         ] {
             assert!(lab.contains(line), "the lab's manifest says {line}");
+        }
+        for root in [
+            "labs/05-retried-writes/src/graded.rs",
+            "solutions/05-retried-writes/src/graded.rs",
+        ] {
+            let suite = "#[path = \"../../../tests/05_retried_writes.rs\"]\nmod suite;";
+            assert!(file(root).contains(suite), "{root}: {}", file(root));
+            assert!(file(root).contains("mod receiver;"), "{root}");
         }
         let harness = file("labs/05-retried-writes/harness/Cargo.toml");
         for line in [
@@ -621,7 +629,7 @@ mod tests {
         }
         let solution = file("solutions/05-retried-writes/Cargo.toml");
         assert!(solution.contains("name = \"solution05-retried-writes\""));
-        assert!(solution.contains("path = \"../../tests/05_retried_writes.rs\""));
+        assert!(solution.contains("path = \"src/graded.rs\""));
         assert!(solution.contains(
             "harness05-retried-writes = { path = \"../../labs/05-retried-writes/harness\" }"
         ));
@@ -680,6 +688,7 @@ mod tests {
                 "labs/05-retried-writes/Cargo.toml",
                 "labs/05-retried-writes/harness/Cargo.toml",
                 "labs/05-retried-writes/src/figures.rs",
+                "labs/05-retried-writes/src/graded.rs",
                 "labs/05-retried-writes/src/invariants.rs",
                 "labs/05-retried-writes/src/lib.rs",
                 "labs/05-retried-writes/src/main.rs",

@@ -484,11 +484,13 @@ impl Session<'_> {
         for t in &failing {
             println!("  {} {}", "✗".red(), t.name.replace('_', " "));
         }
-        // The first failure shown is the first in the lab's own order (lab.toml's
-        // `starter_fails`, which the hints follow), then the suite's.
+        // The first failure shown is the one `check` shows first: of the earliest step
+        // with a failing test (tests outside the steps after them), then in the lab's
+        // own order (lab.toml's `starter_fails`, which the hints follow).
         let rank = |t: &TestRun| {
+            let step = lab.meta.step_of(&t.name).unwrap_or(lab.meta.steps.len());
             let known = lab.meta.starter_fails.iter().position(|n| *n == t.name);
-            known.unwrap_or(usize::MAX)
+            (step, known.unwrap_or(usize::MAX))
         };
         failing.sort_by_key(|t| rank(t));
         if let Some(first) = failing.first() {

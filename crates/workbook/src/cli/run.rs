@@ -121,6 +121,8 @@ pub struct Compared {
     pub observed: String,
     pub correct: bool,
     pub revised: bool,
+    /// The answer the seal holds, when the learner changed it afterwards.
+    pub sealed: Option<String>,
     pub explain: String,
 }
 
@@ -151,6 +153,11 @@ pub fn question_title(question: &Question, observed: Option<&str>) -> String {
 /// belongs to the item that asks the same question, word for word.
 pub fn compare(lab: &Lab, predictions: &Predictions, report: &Report) -> Vec<Compared> {
     let revised = predictions.revised(lab);
+    let sealed = predictions.sealed_answers(lab);
+    let sealed_as = |id: &String| match revised.contains(id) {
+        true => Some(sealed.get(id).map_or("?".to_string(), Answer::show)),
+        false => None,
+    };
     let ids = lab.item_ids();
     let mut rows = Vec::new();
     for ((check, key), id) in lab.meta.checks.iter().zip(&lab.key.checks).zip(&ids) {
@@ -171,6 +178,7 @@ pub fn compare(lab: &Lab, predictions: &Predictions, report: &Report) -> Vec<Com
             predicted,
             observed: observed_text,
             revised: revised.contains(id),
+            sealed: sealed_as(id),
             explain: key.explain.clone(),
         });
     }
@@ -189,6 +197,7 @@ pub fn compare(lab: &Lab, predictions: &Predictions, report: &Report) -> Vec<Com
             predicted,
             observed: observed_text,
             revised: revised.contains(id),
+            sealed: sealed_as(id),
             explain: match observed {
                 Some(a) => format!("{explain} (observed: {})", a.evidence),
                 None => explain,
@@ -388,8 +397,12 @@ pub fn explanations(rows: &[Compared], explain_all: bool, n: &str, width: usize)
         let predicted = row.predicted.as_deref().unwrap_or("?");
         out.push_str(&format!("\n  {mark} {} ", row.id));
         out.push_str(crate::text::indented(&row.label, 6, width).trim_start());
+        let revised = match &row.sealed {
+            Some(sealed) => format!(" (changed after the seal, which holds {sealed})"),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "      predicted {predicted}, observed {}\n",
+            "      predicted {predicted}{revised}, observed {}\n",
             row.observed
         ));
         out.push_str(&format!(
@@ -425,8 +438,20 @@ mod tests {
             observed: if correct { "yes" } else { "no" }.into(),
             correct,
             revised: false,
+            sealed: None,
             explain: "Because the run showed it.".into(),
         }
+    }
+
+    #[test]
+    fn an_answer_changed_after_the_seal_shows_what_the_seal_holds() {
+        let mut changed = row("q03", "Does a row appear twice?", true);
+        (changed.revised, changed.sealed) = (true, Some("no".into()));
+        let text = explanations(&[changed], false, "08", 90);
+        assert!(
+            text.contains("predicted yes (changed after the seal, which holds no), observed yes"),
+            "{text}"
+        );
     }
 
     /// Every lab's every item: a claim that does not hold is never a title stated as
