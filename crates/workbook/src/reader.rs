@@ -34,6 +34,8 @@ pub fn render(markdown: &str, width: usize, colour: bool) -> String {
     let mut out = String::new();
     let mut block: Vec<&str> = Vec::new();
     let mut fence: Option<String> = None;
+    // The indent of the options under a numbered question (a bold paragraph `**5. …**`).
+    let mut under = 0;
     for line in markdown.lines() {
         let trimmed = line.trim_start();
         if let Some(lang) = &fence {
@@ -46,18 +48,18 @@ pub fn render(markdown: &str, width: usize, colour: bool) -> String {
             continue;
         }
         if let Some(info) = trimmed.strip_prefix("```") {
-            flush(&mut out, &mut block, width, colour);
+            flush(&mut out, &mut block, width, colour, &mut under);
             fence = Some(info.split([',', ' ']).next().unwrap_or("").to_string());
         } else if trimmed.is_empty() {
-            flush(&mut out, &mut block, width, colour);
+            flush(&mut out, &mut block, width, colour, &mut under);
         } else if starts_block(trimmed) && !block.is_empty() && !same_list(&block, trimmed) {
-            flush(&mut out, &mut block, width, colour);
+            flush(&mut out, &mut block, width, colour, &mut under);
             block.push(line);
         } else {
             block.push(line);
         }
     }
-    flush(&mut out, &mut block, width, colour);
+    flush(&mut out, &mut block, width, colour, &mut under);
     out.trim_end().to_string() + "\n"
 }
 
@@ -81,13 +83,32 @@ fn list_marker(line: &str) -> Option<usize> {
     (digits > 0 && line[digits..].starts_with(". ")).then_some(digits + 2)
 }
 
-/// Renders the lines gathered since the last blank line, and empties `block`.
-fn flush(out: &mut String, block: &mut Vec<&str>, width: usize, colour: bool) {
+/// Renders the lines gathered since the last blank line, and empties `block`. A numbered
+/// question set in bold (`**5. What …?**`) reads as the numbered items before it, and the
+/// list of its options after it (`under`, its marker's width) sits under its text.
+fn flush(out: &mut String, block: &mut Vec<&str>, width: usize, colour: bool, under: &mut usize) {
     if block.is_empty() {
         return;
     }
     let first = block[0].trim_start();
-    let text = if first == "---" {
+    let options = std::mem::take(under);
+    let question = (first.strip_prefix("**"))
+        .filter(|_| block.last().is_some_and(|l| l.trim_end().ends_with("**")))
+        .and_then(|rest| list_marker(rest).map(|marker| (rest, marker)));
+    let text = if let Some((_, marker)) = question {
+        *under = marker;
+        let joined = block.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+        let inner = joined.trim_start_matches("**").trim_end_matches("**");
+        paint_lines(&wrap(inner, width, (0, marker), false), BOLD, colour)
+    } else if options > 0 && list_marker(first).is_some() {
+        *under = options;
+        let shifted: Vec<String> = block
+            .iter()
+            .map(|l| format!("{}{l}", " ".repeat(options)))
+            .collect();
+        let lines: Vec<&str> = shifted.iter().map(String::as_str).collect();
+        prose(&lines, width, colour)
+    } else if first == "---" {
         format!("{}\n", paint(&"─".repeat(width.min(60)), DIM, colour))
     } else if first.starts_with('#') {
         heading(first, colour)
@@ -105,6 +126,13 @@ fn flush(out: &mut String, block: &mut Vec<&str>, width: usize, colour: bool) {
     out.push_str(&text);
     out.push('\n');
     block.clear();
+}
+
+/// Each line of `text` painted with `style`.
+fn paint_lines(text: &str, style: &str, colour: bool) -> String {
+    text.lines()
+        .map(|l| format!("{}\n", paint(l, style, colour)))
+        .collect()
 }
 
 /// A reference definition: `[label]: https://…`.
@@ -366,6 +394,17 @@ mod tests {
             "- one two three four five six seven\n  eight nine ten eleven twelve thirteen\n"
         );
         assert!(shown.lines().all(|l| l.chars().count() <= 40));
+    }
+
+    #[test]
+    fn a_bold_numbered_question_reads_as_an_item_with_its_options_under_it() {
+        let page = "1. a check\n\n**2. Which one of the two holds, after all of this?**\n\n\
+                    - (a) one\n- (b) two\n";
+        assert_eq!(
+            render(page, 40, false),
+            "1. a check\n\n2. Which one of the two holds, after all\n   of this?\n\n   \
+             - (a) one\n   - (b) two\n"
+        );
     }
 
     #[test]
