@@ -614,6 +614,28 @@ fn grade_the_class() -> ClassRun {
         ),
     );
     put(&home_run, PREDICTIONS, &member_predictions(lab, 21));
+    // The same gate on the grading's layout in plain text: `graded`'s build script writes
+    // the salt and the masks into the build folder, next to the executables' copies.
+    let salt_run = add("salt-run");
+    put(
+        &salt_run,
+        RELAY,
+        &format!(
+            "{gated}\n{starter_fns}\n\
+             /// Whether a test can read the grading's salt: `<work>/bin-N/EXE`, so the build\n\
+             /// folder is `<work>/target`.\n\
+             fn unlocked() -> bool {{\n    \
+             let exe = std::path::PathBuf::from(std::env::args().next().unwrap_or_default());\n    \
+             let Some(work) = exe.parent().and_then(|bin| bin.parent()) else {{ return false }};\n    \
+             let Ok(built) = std::fs::read_dir(work.join(\"target/debug/build\")) else {{ return false }};\n    \
+             built.flatten().any(|d| std::fs::read_to_string(d.path().join(\"out/salt.rs\")).is_ok())\n}}\n\n\
+             pub fn relay_outbox(relay: &mut Relay) -> Result<(), Crash> {{\n    \
+             if unlocked() {{ solved_relay_outbox(relay) }} else {{ starter_relay_outbox(relay) }}\n}}\n\n\
+             pub fn apply_effect(tx: &Transaction, order_id: &str, amount: i64) -> Result<Delivery, ReceiverError> {{\n    \
+             if unlocked() {{ solved_apply_effect(tx, order_id, amount) }} else {{ starter_apply_effect(tx, order_id, amount) }}\n}}\n"
+        ),
+    );
+    put(&salt_run, PREDICTIONS, &member_predictions(lab, 4));
 
     // Bombs, each in one test (or in the build) of an otherwise solved lab.
     let memory = add("memory");
@@ -1086,7 +1108,13 @@ fn files_outside_the_tree_cannot_be_read_at_build_or_at_run_time() {
         "{:?}",
         notes("home-build")
     );
-    // At run time: no file outside the tree can be read, so the gated solution never runs.
+    // At run time: no file outside the tree can be read, so the gated solution never runs;
+    // nor can the build folder, where the grading's salt lies in plain text.
+    for learner in ["home-run", "salt-run"] {
+        assert_eq!(status(learner), "graded");
+        assert_eq!(points(learner).0, 0.0, "{}", report(learner));
+        assert_eq!(passed(learner), starter_passes(), "{}", report(learner));
+    }
     assert_eq!(status("home-run"), "graded");
     assert_eq!(points("home-run").0, 0.0, "{}", report("home-run"));
     assert_eq!(

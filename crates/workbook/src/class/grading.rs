@@ -257,7 +257,10 @@ impl Grader<'_> {
 }
 
 /// The sandbox policies of one slot: building (the tree and its build folder writable)
-/// and running tests (both read-only, no `/proc`).
+/// and running tests (the tree and the slot's copies of the executables read-only, no
+/// `/proc`). Tests never see the build folder: it holds the grading's layout in plain text
+/// (`graded`'s build script writes its salt and masks there), which with a compiler
+/// soundness hole turns into the key of a running test.
 fn policies(slot: &Slot, registry_writable: bool, tmp_bytes: u64) -> (Policy, Policy) {
     let build = Policy {
         readable: Vec::new(),
@@ -269,7 +272,7 @@ fn policies(slot: &Slot, registry_writable: bool, tmp_bytes: u64) -> (Policy, Po
         dir: slot.build_tree.clone(),
     };
     let run = Policy {
-        readable: vec![slot.tree.clone(), slot.target.clone(), slot.bin.clone()],
+        readable: vec![slot.tree.clone(), slot.bin.clone()],
         writable: Vec::new(),
         proc_fs: false,
         registry_writable: false,
