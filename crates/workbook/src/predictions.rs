@@ -4,7 +4,7 @@
 //! # comments
 //! q01 = yes      a question about the run: yes | no | ?
 //! q04 = b        a multiple-choice question: a letter | ?
-//! # sealed at first run: 2026-12-01T10:00:00Z answers=yn?|b? mac=0123456789abcdef
+//! # sealed at: 2026-12-01T10:00:00Z answers=yn?|b? mac=0123456789abcdef
 //! ```
 //!
 //! An item's id is its position (`q01`, `q02`, …: the questions about the run first, then
@@ -23,7 +23,14 @@ use crate::meta::{Lab, item_id};
 use labkit::hash::{fnv64_hex, siphash24};
 use std::collections::BTreeMap;
 
-const SEAL_PREFIX: &str = "# sealed at first run: ";
+const SEAL_PREFIX: &str = "# sealed at: ";
+/// The seal line's words before `predict --seal` could seal without a run: still read.
+const EARLIER_SEAL_PREFIX: &str = "# sealed at first run: ";
+
+/// What follows a seal line's prefix, in its words now or its earlier ones.
+fn after_seal_prefix(line: &str) -> Option<&str> {
+    (line.strip_prefix(SEAL_PREFIX)).or_else(|| line.strip_prefix(EARLIER_SEAL_PREFIX))
+}
 const SEAL_KEY: [u8; 16] = *b"boundary-labs/v2";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -217,7 +224,7 @@ pub fn parse_from(lab: &Lab, text: &str, source: &str) -> Result<Predictions> {
         } else {
             format!("{source} line {}", n + 1)
         };
-        if let Some(rest) = raw.strip_prefix(SEAL_PREFIX) {
+        if let Some(rest) = after_seal_prefix(raw) {
             if predictions.seal.is_some() || predictions.legacy_seal.is_some() {
                 return Err(Error::input(format!(
                     "{at}: a second seal line; keep the first one only"
@@ -360,7 +367,7 @@ pub fn with_seal(text: &str, seal: &Seal) -> String {
 /// `text` without its seal line, for restoring a seal from the progress store.
 pub fn without_seal(text: &str) -> String {
     text.lines()
-        .filter(|l| !l.starts_with(SEAL_PREFIX))
+        .filter(|l| after_seal_prefix(l).is_none())
         .map(|l| format!("{l}\n"))
         .collect()
 }

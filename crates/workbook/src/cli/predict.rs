@@ -69,7 +69,7 @@ pub fn predict(wb: &Workbook, lab: &Lab, sets: &[String]) -> Result<()> {
     let seal = existing.as_ref().and_then(|p| p.seal.clone());
     if seal.is_some() {
         eprintln!(
-            "{} these predictions were sealed at the first run: an answer you change now counts as revised.",
+            "{} these predictions are sealed: an answer you change now counts as revised.",
             "note:".yellow().bold()
         );
     }
