@@ -34,6 +34,12 @@ impl Db {
         let conn = spare.unwrap_or_else(|| {
             let conn = Connection::open_in_memory().expect("open in-memory SQLite");
             conn.execute_batch(schema).expect("the schema");
+            // Room for every statement a world prepares, and stable query plans: without
+            // them SQLite may prepare a statement again whenever a parameter it compares
+            // is bound.
+            conn.set_prepared_statement_cache_capacity(64);
+            let stable = rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG;
+            conn.set_db_config(stable, true).expect("stable plans");
             conn
         });
         Db {

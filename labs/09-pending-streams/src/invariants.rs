@@ -56,16 +56,7 @@ impl UnseenCommit {
         if !world.commit_was_sent() || matches!(stop, Stop::Hold(_)) {
             return None;
         }
-        let state: Option<String> = world
-            .keeper()
-            .query_row(
-                "SELECT state FROM batch_commit WHERE batch = ?1",
-                [crate::world::BATCH],
-                |r| r.get(0),
-            )
-            .optional()
-            .ok()
-            .flatten();
+        let state = commit_record(world).map(|(state, _)| state);
         let shown = ["COMMITTING", "COMMITTED", "HELD"];
         match state {
             Some(state) if shown.contains(&state.as_str()) => None,
@@ -76,6 +67,20 @@ impl UnseenCommit {
             }),
         }
     }
+}
+
+/// The journal's commit record of the batch: its state and commit time.
+fn commit_record(world: &World) -> Option<(String, Option<i64>)> {
+    world
+        .keeper()
+        .query_row(
+            "SELECT state, commit_time FROM batch_commit WHERE batch = ?1",
+            [crate::world::BATCH],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .ok()
+        .flatten()
 }
 
 impl Outcome {
@@ -95,16 +100,7 @@ impl Outcome {
                 (worker.to_string(), streams.iter().filter(rows_of).count())
             })
             .collect();
-        let commit_record = world
-            .keeper()
-            .query_row(
-                "SELECT state, commit_time FROM batch_commit WHERE batch = ?1",
-                [crate::world::BATCH],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
-            .ok()
-            .flatten();
+        let commit_record = commit_record(world);
         let service_commit_times = streams
             .iter()
             .filter(|s| !api.stream_rows(s).is_empty())

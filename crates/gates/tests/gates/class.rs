@@ -194,6 +194,30 @@ fn in_one_test(relay: &str, code: &str) -> String {
     out
 }
 
+/// A relay that is the solution when `unlocked()` (defined by `unlocked`, Rust source)
+/// says so, and the starter otherwise.
+fn gated_relay(solution: &str, starter: &str, unlocked: &str) -> String {
+    let solved = solution
+        .replace("pub fn relay_outbox(", "fn solved_relay_outbox(")
+        .replace("pub fn apply_effect(", "fn solved_apply_effect(");
+    let starter_fns = starter
+        .replace("pub fn relay_outbox(", "fn starter_relay_outbox(")
+        .replace("pub fn apply_effect(", "fn starter_apply_effect(")
+        .replace(
+            "use outbox::world::{Crash, Delivery, ReceiverError, Relay};",
+            "",
+        )
+        .replace("use rusqlite::Transaction;", "")
+        .replace("//!", "//");
+    format!(
+        "{solved}\n{starter_fns}\n{unlocked}\n\
+         pub fn relay_outbox(relay: &mut Relay) -> Result<(), Crash> {{\n    \
+         if unlocked() {{ solved_relay_outbox(relay) }} else {{ starter_relay_outbox(relay) }}\n}}\n\n\
+         pub fn apply_effect(tx: &Transaction, order_id: &str, amount: i64) -> Result<Delivery, ReceiverError> {{\n    \
+         if unlocked() {{ solved_apply_effect(tx, order_id, amount) }} else {{ starter_apply_effect(tx, order_id, amount) }}\n}}\n"
+    )
+}
+
 /// One of lab 01's attack files (`tests/attacks/`), appended to the starter and called
 /// first by both of its functions.
 fn attack(file: &str, entry: &str) -> String {
@@ -588,30 +612,14 @@ fn grade_the_class() -> ClassRun {
     .map(|p| format!("{:?}", p.display().to_string()))
     .join(", ");
     // The solution, which it uses only when a file outside the tree can be read.
-    let gated = solution
-        .replace("pub fn relay_outbox(", "fn solved_relay_outbox(")
-        .replace("pub fn apply_effect(", "fn solved_apply_effect(");
-    let starter_fns = starter
-        .replace("pub fn relay_outbox(", "fn starter_relay_outbox(")
-        .replace("pub fn apply_effect(", "fn starter_apply_effect(")
-        .replace(
-            "use outbox::world::{Crash, Delivery, ReceiverError, Relay};",
-            "",
-        )
-        .replace("use rusqlite::Transaction;", "")
-        .replace("//!", "//");
+    let gated = |unlocked: &str| gated_relay(solution, starter, unlocked);
     put(
         &home_run,
         RELAY,
-        &format!(
-            "{gated}\n{starter_fns}\n\
-             /// Whether the grader's machine shows one of these files.\n\
-             fn unlocked() -> bool {{\n    [{readable}].iter().any(|p| std::fs::read_to_string(p).is_ok())\n}}\n\n\
-             pub fn relay_outbox(relay: &mut Relay) -> Result<(), Crash> {{\n    \
-             if unlocked() {{ solved_relay_outbox(relay) }} else {{ starter_relay_outbox(relay) }}\n}}\n\n\
-             pub fn apply_effect(tx: &Transaction, order_id: &str, amount: i64) -> Result<Delivery, ReceiverError> {{\n    \
-             if unlocked() {{ solved_apply_effect(tx, order_id, amount) }} else {{ starter_apply_effect(tx, order_id, amount) }}\n}}\n"
-        ),
+        &gated(&format!(
+            "/// Whether the grader's machine shows one of these files.\n\
+             fn unlocked() -> bool {{\n    [{readable}].iter().any(|p| std::fs::read_to_string(p).is_ok())\n}}\n"
+        )),
     );
     put(&home_run, PREDICTIONS, &member_predictions(lab, 21));
     // The same gate on the grading's layout in plain text: `graded`'s build script writes
@@ -620,19 +628,14 @@ fn grade_the_class() -> ClassRun {
     put(
         &salt_run,
         RELAY,
-        &format!(
-            "{gated}\n{starter_fns}\n\
-             /// Whether a test can read the grading's salt: `<work>/bin-N/EXE`, so the build\n\
+        &gated(
+            "/// Whether a test can read the grading's salt: `<work>/bin-N/EXE`, so the build\n\
              /// folder is `<work>/target`.\n\
-             fn unlocked() -> bool {{\n    \
+             fn unlocked() -> bool {\n    \
              let exe = std::path::PathBuf::from(std::env::args().next().unwrap_or_default());\n    \
-             let Some(work) = exe.parent().and_then(|bin| bin.parent()) else {{ return false }};\n    \
-             let Ok(built) = std::fs::read_dir(work.join(\"target/debug/build\")) else {{ return false }};\n    \
-             built.flatten().any(|d| std::fs::read_to_string(d.path().join(\"out/salt.rs\")).is_ok())\n}}\n\n\
-             pub fn relay_outbox(relay: &mut Relay) -> Result<(), Crash> {{\n    \
-             if unlocked() {{ solved_relay_outbox(relay) }} else {{ starter_relay_outbox(relay) }}\n}}\n\n\
-             pub fn apply_effect(tx: &Transaction, order_id: &str, amount: i64) -> Result<Delivery, ReceiverError> {{\n    \
-             if unlocked() {{ solved_apply_effect(tx, order_id, amount) }} else {{ starter_apply_effect(tx, order_id, amount) }}\n}}\n"
+             let Some(work) = exe.parent().and_then(|bin| bin.parent()) else { return false };\n    \
+             let Ok(built) = std::fs::read_dir(work.join(\"target/debug/build\")) else { return false };\n    \
+             built.flatten().any(|d| std::fs::read_to_string(d.path().join(\"out/salt.rs\")).is_ok())\n}\n",
         ),
     );
     put(&salt_run, PREDICTIONS, &member_predictions(lab, 4));

@@ -29,7 +29,7 @@ pub use writer::{Takeover, Writer};
 use labkit::fault::{Crash, Violation};
 use rusqlite::Connection;
 use sim_writeapi::{Faults, WriteApi};
-use std::cell::RefCell;
+use sqlite_pool::Db;
 use std::fmt;
 use std::rc::Rc;
 
@@ -172,8 +172,9 @@ pub fn fingerprint(rows: &[Row]) -> String {
 pub struct World {
     /// `journal.db`: it outlives every writer process. Each process reaches it through
     /// this one connection; a crash rolls back whatever transaction the process left
-    /// open, as closing its own connection would.
-    journal: Rc<Connection>,
+    /// open, as closing its own connection would. An emptied database kept from an
+    /// earlier schedule when there is one.
+    journal: Rc<Db>,
     pub api: WriteApi,
     pub source: Source,
     pub setup: Setup,
@@ -191,50 +192,6 @@ pub struct World {
     processes: u32,
 }
 
-thread_local! {
-    /// Journals emptied for reuse: a schedule's world starts from an empty `journal.db`
-    /// without paying for a new database, its schema and its statements every time.
-    static SPARE_JOURNALS: RefCell<Vec<Rc<Connection>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// An empty journal: a spare one, emptied, or a new in-memory database.
-fn empty_journal() -> Rc<Connection> {
-    let spare = SPARE_JOURNALS.with(|spares| spares.borrow_mut().pop());
-    let journal = spare.unwrap_or_else(|| {
-        let connection = Connection::open_in_memory().expect("open journal");
-        connection
-            .execute_batch(JOURNAL_SCHEMA)
-            .expect("journal schema");
-        connection.set_prepared_statement_cache_capacity(64);
-        // A stable query plan: without it SQLite prepares a statement again whenever a
-        // parameter it compares is bound, which here is at every run.
-        let stable = rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG;
-        connection
-            .set_db_config(stable, true)
-            .expect("stable plans");
-        Rc::new(connection)
-    });
-    if !journal.is_autocommit() {
-        // The last schedule ended inside a transaction (a panic): it never committed.
-        journal.execute_batch("ROLLBACK").expect("roll back");
-    }
-    for table in ["lease", "stream", "journal", "quarantine", "checkpoint"] {
-        let sql = format!("DELETE FROM {table}");
-        journal
-            .prepare_cached(&sql)
-            .and_then(|mut s| s.execute([]))
-            .expect("empty");
-    }
-    journal
-}
-
-impl Drop for World {
-    fn drop(&mut self) {
-        let journal = Rc::clone(&self.journal);
-        SPARE_JOURNALS.with(|spares| spares.borrow_mut().push(journal));
-    }
-}
-
 impl World {
     pub fn create(setup: Setup, takeover: Takeover) -> World {
         let faults = Faults {
@@ -242,7 +199,7 @@ impl World {
             ..Faults::NONE
         };
         World {
-            journal: empty_journal(),
+            journal: Rc::new(Db::empty(JOURNAL_SCHEMA)),
             api: WriteApi::new(&[TABLE]).with_faults(faults),
             source: Source {
                 bad_row: setup.bad_row,

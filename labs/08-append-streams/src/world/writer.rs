@@ -4,8 +4,8 @@
 
 use super::{Journal, Source, TABLE, World};
 use labkit::fault::{Crash, Fate, Glyph, Sim};
-use rusqlite::Connection;
 use sim_writeapi::{AppendError, AppendResult, AppendRowsRequest, Row, StreamType};
+use sqlite_pool::Db;
 use std::rc::Rc;
 
 /// How a new owner takes over while a stale one pauses: it runs writer processes, then
@@ -17,7 +17,7 @@ pub type Takeover = Rc<dyn Fn(&mut Sim, &mut World)>;
 pub struct Writer<'a> {
     sim: &'a mut Sim,
     world: &'a mut World,
-    journal: Rc<Connection>,
+    journal: Rc<Db>,
     owner: String,
     number: u32,
     /// Only the first process of a stale-owner scenario may pause, and only once.
